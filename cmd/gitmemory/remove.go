@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) removeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "remove NAME",
+		Aliases: []string{"rm"},
+		Short:   "Unregister a repository and delete all of its indexed data",
+		Long: `Delete a repository's data directory: every byte gitmemory stored about it.
+The Git repository itself is not touched.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			h, err := a.home()
+			if err != nil {
+				return err
+			}
+			name, err := h.Resolve(c.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if err := h.Remove(c.Context(), name); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "removed %s and its data\n", name)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gitmemory/gitmemory/memory"
+)
+
+// app carries what every subcommand needs.
+type app struct {
+	homeDir        string
+	stdout, stderr io.Writer
+}
+
+func (a *app) home() (*memory.Home, error) { return memory.OpenHome(a.homeDir) }
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	a := &app{stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "gitmemory",
+		Short: "Turn a Git repository's history into queryable knowledge",
+		Long: `gitmemory indexes a Git repository's history (commits, diffs, refs, issue
+references) into a local store, so that you or an AI assistant can ask why
+code is the way it is, how it evolved and which changes belong together.
+
+Everything is stored under the home directory, one data directory per
+repository: $GITMEMORY_HOME, else $XDG_DATA_HOME/gitmemory, else
+~/.local/share/gitmemory.`,
+		Example: `  gitmemory add ~/src/myproject
+  gitmemory sync myproject
+  gitmemory status myproject`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&a.homeDir, "home", memory.DefaultDir(), "gitmemory home directory")
+	root.AddCommand(a.addCmd(), a.listCmd(), a.syncCmd(), a.statusCmd(), a.removeCmd())
+	return root
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gitmemory/gitmemory/memory"
+)
+
+func (a *app) statusCmd() *cobra.Command {
+	var jsonOut, verify bool
+	c := &cobra.Command{
+		Use:   "status [NAME|PATH]",
+		Short: "Show where a repository's index stands",
+		Long: `Show a repository's last sync, tracked heads, and the counts of indexed,
+queued, failed and rewritten commits and of redacted secrets. Without an
+argument, shows every registered repository. --verify also walks the tracked
+branches and counts reachable commits that are not indexed.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			h, err := a.home()
+			if err != nil {
+				return err
+			}
+			var names []string
+			if len(args) == 1 {
+				name, err := h.Resolve(c.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				names = []string{name}
+			} else {
+				repos, err := h.List(c.Context())
+				if err != nil {
+					return err
+				}
+				for _, r := range repos {
+					names = append(names, r.Name)
+				}
+			}
+			var all []*memory.Status
+			for _, n := range names {
+				st, err := h.Status(c.Context(), n, verify)
+				if err != nil {
+					return err
+				}
+				all = append(all, st)
+			}
+			if jsonOut {
+				if len(args) == 1 {
+					return writeJSON(a.stdout, all[0])
+				}
+				if all == nil {
+					all = []*memory.Status{}
+				}
+				return writeJSON(a.stdout, all)
+			}
+			if len(all) == 0 {
+				fmt.Fprintln(a.stdout, "no repositories registered: gitmemory add PATH")
+			}
+			for i, st := range all {
+				if i > 0 {
+					fmt.Fprintln(a.stdout)
+				}
+				printStatus(a.stdout, st)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&jsonOut, "json", false, "print as JSON")
+	c.Flags().BoolVar(&verify, "verify", false, "also count reachable commits that are not indexed (walks the repository)")
+	return c
+}
+
+func printStatus(w io.Writer, s *memory.Status) {
+	fmt.Fprintf(w, "%s  %s\n", s.Name, s.Path)
+	fmt.Fprintf(w, "  last sync:   %s\n", ago(s.LastSyncedAt))
+	for _, b := range s.Branches {
+		fmt.Fprintf(w, "  branch:      %s at %s\n", b.Branch, short(b.LastHead))
+	}
+	fmt.Fprintf(w, "  indexed:     %d commits, %d file changes", s.Indexed, s.FileChanges)
+	if !s.Oldest.IsZero() {
+		fmt.Fprintf(w, " (%s .. %s)", s.Oldest.Format("2006-01-02"), s.Newest.Format("2006-01-02"))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  queued:      %d\n  failed:      %d\n  rewritten:   %d\n", s.Queued, s.Failed, s.Rewritten)
+	if s.Pruned > 0 || s.KeepDays > 0 || s.KeepCommits > 0 {
+		fmt.Fprintf(w, "  pruned:      %d (keep days %d, keep commits %d; 0 = all)\n", s.Pruned, s.KeepDays, s.KeepCommits)
+	}
+	fmt.Fprintf(w, "  secrets:     %d redacted in %d commits\n", s.Redactions, s.RedactedCommits)
+	if s.Shallow {
+		fmt.Fprintln(w, "  note:        shallow clone: history before the clone's depth is not available")
+	}
+	if s.VerifyDone {
+		fmt.Fprintf(w, "  verify:      %d reachable, %d not indexed\n", s.Reachable, s.Unindexed)
+	}
+	for _, e := range s.Errors {
+		fmt.Fprintf(w, "  error:       %s\n", e)
+	}
+}
+
+// ago renders a time as "2006-01-02 15:04 (3h ago)", or "never".
+func ago(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := time.Since(t).Round(time.Second)
+	rel := d.String() + " ago"
+	switch {
+	case d < time.Minute:
+		rel = "just now"
+	case d < time.Hour:
+		rel = fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		rel = fmt.Sprintf("%dh ago", int(d.Hours()))
+	default:
+		rel = fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.Local().Format("2006-01-02 15:04") + " (" + rel + ")"
+}

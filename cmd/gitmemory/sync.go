@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gitmemory/gitmemory/extract"
+	"github.com/gitmemory/gitmemory/indexer"
+	"github.com/gitmemory/gitmemory/memory"
+)
+
+func (a *app) syncCmd() *cobra.Command {
+	var jsonOut, quiet bool
+	var workers int
+	var pf policyFlags
+	c := &cobra.Command{
+		Use:   "sync [NAME|PATH]",
+		Short: "Index new commits of a repository",
+		Long: `Index the commits of a registered repository's tracked branches that are not
+indexed yet: the whole history the first time, then only what is new. A force
+push, rebase or reset is detected: commits no longer reachable are marked
+rewritten (kept, but excluded from answers) and the new history is indexed.
+
+A sync can be stopped at any moment (Ctrl-C, kill) and run again: it resumes
+where it stopped. Only one sync of a repository runs at a time.
+
+Without an argument, syncs the repository containing the current directory if
+it is registered, else every registered repository. A PATH that is not
+registered yet is registered first (as 'gitmemory add PATH' would).`,
+		Example: `  gitmemory sync myproject
+  gitmemory sync .                 # register if needed, then index
+  gitmemory sync api --all-branches
+  gitmemory sync --json | jq .indexed`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			h, err := a.home()
+			if err != nil {
+				return err
+			}
+			names, err := a.syncTargets(c.Context(), h, args, pf.policy(c))
+			if err != nil {
+				return err
+			}
+			var failed error
+			var results []syncReport
+			for _, name := range names {
+				rep, err := a.syncOne(c.Context(), h, name, pf.policy(c), workers, quiet || jsonOut)
+				if err != nil {
+					if len(names) == 1 {
+						return err
+					}
+					failed = errors.Join(failed, fmt.Errorf("%s: %w", name, err))
+					continue
+				}
+				results = append(results, rep)
+				if !jsonOut {
+					fmt.Fprintln(a.stdout, summary(rep))
+				}
+			}
+			if jsonOut {
+				if len(args) == 1 && len(results) == 1 {
+					return errors.Join(writeJSON(a.stdout, results[0]), failed)
+				}
+				return errors.Join(writeJSON(a.stdout, results), failed)
+			}
+			return failed
+		},
+	}
+	c.Flags().BoolVar(&jsonOut, "json", false, "print the sync result as JSON")
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	c.Flags().IntVar(&workers, "workers", 0, "extraction workers (default: number of CPUs)")
+	pf.register(c)
+	return c
+}
+
+// syncTargets resolves the command's argument to repository names,
+// registering an unregistered repository path.
+func (a *app) syncTargets(ctx context.Context, h *memory.Home, args []string, pol memory.Policy) ([]string, error) {
+	if len(args) == 0 {
+		if wd, err := os.Getwd(); err == nil {
+			if name, err := h.Resolve(ctx, wd); err == nil {
+				return []string{name}, nil
+			}
+		}
+		repos, err := h.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(repos) == 0 {
+			return nil, fmt.Errorf("no repositories registered: gitmemory add PATH (or gitmemory sync PATH)")
+		}
+		var names []string
+		for _, r := range repos {
+			names = append(names, r.Name)
+		}
+		return names, nil
+	}
+	name, err := h.Resolve(ctx, args[0])
+	if err == nil {
+		return []string{name}, nil
+	}
+	if !errors.Is(err, memory.ErrUnknownRepo) || !looksLikePath(args[0]) {
+		return nil, err
+	}
+	r, addErr := h.Add(ctx, args[0], memory.AddOptions{Policy: pol})
+	if addErr != nil {
+		if errors.Is(addErr, extract.ErrNoPath) {
+			return nil, err // neither a name nor a path: say "unknown repository"
+		}
+		return nil, addErr
+	}
+	fmt.Fprintf(a.stderr, "registered %s as %q\n", r.Path, r.Name)
+	return []string{r.Name}, nil
+}
+
+func looksLikePath(s string) bool {
+	if strings.ContainsAny(s, `/\`) || s == "." || s == ".." {
+		return true
+	}
+	_, err := os.Stat(s)
+	return err == nil
+}
+
+// syncReport is the JSON shape of one repository's sync.
+type syncReport struct {
+	Name string `json:"name"`
+	*indexer.Result
+}
+
+func (a *app) syncOne(ctx context.Context, h *memory.Home, name string, pol memory.Policy, workers int, quiet bool) (syncReport, error) {
+	bar := newProgressBar(a.stderr, name, quiet)
+	res, err := h.Sync(ctx, name, memory.SyncOptions{
+		Policy:   pol,
+		Progress: bar.update,
+		Tune:     func(o *indexer.Options) { o.Workers = workers },
+	})
+	bar.finish()
+	if err != nil {
+		return syncReport{}, err
+	}
+	return syncReport{Name: name, Result: res}, nil
+}
+
+// summary is the one-line outcome of a sync.
+func summary(r syncReport) string {
+	res := r.Result
+	if res.Empty {
+		return fmt.Sprintf("%s: repository has no commits yet; nothing to index", r.Name)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d commits indexed", r.Name, res.Indexed)
+	if res.Duration > 0 && res.Indexed > 0 {
+		fmt.Fprintf(&b, " in %s (%.0f commits/s)", res.Duration.Round(time.Millisecond), float64(res.Indexed)/res.Duration.Seconds())
+	}
+	var names []string
+	for _, br := range res.Branches {
+		names = append(names, br.Name+"@"+short(br.Head))
+	}
+	fmt.Fprintf(&b, ", %s", strings.Join(names, " "))
+	if res.Failed > 0 {
+		fmt.Fprintf(&b, ", %d FAILED (gitmemory status %s)", res.Failed, r.Name)
+	}
+	if res.Rewritten > 0 {
+		fmt.Fprintf(&b, ", %d rewritten (history was force-pushed or reset)", res.Rewritten)
+	}
+	if res.Revived > 0 {
+		fmt.Fprintf(&b, ", %d reachable again", res.Revived)
+	}
+	if res.Pruned > 0 {
+		fmt.Fprintf(&b, ", %d pruned by retention", res.Pruned)
+	}
+	if res.Redactions > 0 {
+		fmt.Fprintf(&b, ", %d secrets redacted in %d commits", res.Redactions, res.RedactedCommits)
+	}
+	if res.Shallow {
+		fmt.Fprintf(&b, "; shallow clone: history before %d cut-off parent(s) is not available", len(res.Missing))
+	}
+	return b.String()
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,301 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-enry/go-enry/v2"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"golang.org/x/text/encoding/htmlindex"
+
+	"github.com/gitmemory/gitmemory/model"
+)
+
+// Extract reads one commit with its file changes against the first parent.
+// A merge commit records only the files it changed relative to every
+// parent (git's combined diff): the rest was already attributed to the
+// commits of the merged branches.
+func (r *Repo) Extract(hash string) (*model.Commit, error) {
+	l, err := r.Load(hash)
+	if err != nil {
+		return nil, err
+	}
+	return l.Finish(), nil
+}
+
+// Loaded is a commit whose objects have been read but whose line diffs are
+// not computed yet. Load needs the Repo (go-git is not safe for concurrent
+// use); Finish does not, so it can run on other cores.
+type Loaded struct {
+	commit  *model.Commit
+	pending []pendingDiff
+	context int
+}
+
+type pendingDiff struct {
+	idx      int
+	old, new []byte
+}
+
+// Finish computes the line diffs and returns the commit.
+func (l *Loaded) Finish() *model.Commit {
+	for _, p := range l.pending {
+		fc := &l.commit.Changes[p.idx]
+		fc.Hunks, fc.Insertions, fc.Deletions = DiffLines(p.old, p.new, l.context)
+	}
+	l.pending = nil
+	return l.commit
+}
+
+// Load reads a commit, its tree changes and the blobs to diff.
+func (r *Repo) Load(hash string) (*Loaded, error) {
+	oc, err := r.commitObject(hash)
+	if err != nil {
+		return nil, err
+	}
+	c := &model.Commit{
+		Hash:      oc.Hash.String(),
+		Author:    model.Signature{Name: oc.Author.Name, Email: oc.Author.Email, When: oc.Author.When},
+		Committer: model.Signature{Name: oc.Committer.Name, Email: oc.Committer.Email, When: oc.Committer.When},
+		IsMerge:   len(oc.ParentHashes) > 1,
+		Shallow:   r.shallow[oc.Hash],
+	}
+	c.Author.Name, _ = repair(c.Author.Name, oc.Encoding)
+	c.Committer.Name, _ = repair(c.Committer.Name, oc.Encoding)
+	for _, p := range oc.ParentHashes {
+		c.Parents = append(c.Parents, p.String())
+	}
+	var raw bool
+	if c.Message, raw = repair(oc.Message, oc.Encoding); raw {
+		c.RawMessage = []byte(oc.Message)
+	}
+	c.IssueRefs = ParseIssueRefs(c.Message)
+	changes, err := r.fileChanges(oc)
+	if err != nil {
+		return nil, fmt.Errorf("diff %s: %w", hash, err)
+	}
+	l := &Loaded{commit: c, context: r.opts.Context}
+	for _, ch := range changes {
+		fc, old, new, err := r.fileChange(ch)
+		if err != nil {
+			return nil, fmt.Errorf("diff %s %s: %w", hash, ch.path, err)
+		}
+		if fc.Skipped == "" && ch.from.hash != ch.to.hash && fc.Status != "" && !isSubmodule(ch) {
+			l.pending = append(l.pending, pendingDiff{idx: len(c.Changes), old: old, new: new})
+		}
+		c.Changes = append(c.Changes, fc)
+	}
+	return l, nil
+}
+
+func isSubmodule(ch change) bool {
+	return ch.from.mode == filemode.Submodule || ch.to.mode == filemode.Submodule
+}
+
+// repair returns text as valid UTF-8: decoded from the commit's declared
+// encoding when it has one, invalid bytes replaced otherwise. changed
+// reports that the stored text differs from the raw bytes.
+func repair(text string, enc object.MessageEncoding) (out string, changed bool) {
+	e := strings.ToLower(string(enc))
+	if e != "" && e != "utf-8" && e != "utf8" {
+		if dec, err := htmlindex.Get(e); err == nil {
+			if s, err := dec.NewDecoder().String(text); err == nil && utf8.ValidString(s) {
+				return s, s != text
+			}
+		}
+	}
+	if utf8.ValidString(text) {
+		return text, false
+	}
+	return strings.ToValidUTF8(text, "\uFFFD"), true
+}
+
+func (r *Repo) fileChanges(oc *object.Commit) ([]change, error) {
+	newTree, err := r.tree(oc.TreeHash)
+	if err != nil {
+		return nil, err
+	}
+	var oldTree *object.Tree
+	if len(oc.ParentHashes) > 0 && !r.shallow[oc.Hash] {
+		parent, err := object.GetCommit(r.store, oc.ParentHashes[0])
+		if err != nil {
+			return nil, fmt.Errorf("read parent %s: %w", oc.ParentHashes[0], err)
+		}
+		if oldTree, err = r.tree(parent.TreeHash); err != nil {
+			return nil, err
+		}
+	}
+	changes, err := r.diffTrees("", oldTree, newTree, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(oc.ParentHashes) > 1 && !r.shallow[oc.Hash] {
+		if changes, err = r.mergeOnly(oc, changes); err != nil {
+			return nil, err
+		}
+	}
+	changes = r.detectRenames(changes)
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
+	return changes, nil
+}
+
+// mergeOnly keeps the changes whose result differs from every parent.
+func (r *Repo) mergeOnly(oc *object.Commit, changes []change) ([]change, error) {
+	for _, ph := range oc.ParentHashes[1:] {
+		if len(changes) == 0 {
+			break
+		}
+		p, err := object.GetCommit(r.store, ph)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read parent %s: %w", ph, err)
+		}
+		t, err := r.tree(p.TreeHash)
+		if err != nil {
+			return nil, err
+		}
+		kept := changes[:0]
+		for _, c := range changes {
+			s, err := r.lookup(t, c.path)
+			if err != nil {
+				return nil, err
+			}
+			if s != c.to {
+				kept = append(kept, c)
+			}
+		}
+		changes = kept
+	}
+	return changes, nil
+}
+
+// fileChange describes a change and loads the contents to diff.
+func (r *Repo) fileChange(ch change) (fc model.FileChange, oldData, newData []byte, err error) {
+	fc = model.FileChange{Path: ch.path, OldPath: ch.oldPath, Status: ch.status, Similarity: ch.similarity}
+	if ch.from.exists() {
+		fc.OldBlob = ch.from.hash.String()
+	}
+	if ch.to.exists() {
+		fc.NewBlob = ch.to.hash.String()
+	}
+	if isSubmodule(ch) {
+		// git diffs a submodule as one "Subproject commit <sha>" line.
+		fc.Insertions, fc.Deletions = b2i(ch.to.exists()), b2i(ch.from.exists())
+		if ch.from.hash == ch.to.hash {
+			fc.Insertions, fc.Deletions = 0, 0
+		}
+		return fc, nil, nil, nil
+	}
+	if enry.IsVendor(ch.path) {
+		fc.Skipped = model.SkipVendor
+	}
+	if ch.from.exists() && ch.from.hash != ch.to.hash {
+		if oldData, err = r.blob(ch.from.hash, r.opts.MaxFileBytes); err != nil {
+			return fc, nil, nil, err
+		}
+	}
+	if ch.to.exists() && ch.from.hash != ch.to.hash {
+		if newData, err = r.blob(ch.to.hash, r.opts.MaxFileBytes); err != nil {
+			return fc, nil, nil, err
+		}
+	}
+	sample := newData
+	if sample == nil {
+		sample = oldData
+	}
+	fc.Language = r.language(ch.path, sample)
+	switch {
+	case ch.from.hash == ch.to.hash:
+		return fc, nil, nil, nil // mode change or exact rename: nothing to diff
+	case (ch.from.exists() && oldData == nil) || (ch.to.exists() && newData == nil):
+		fc.Skipped = model.SkipHuge
+	case isBinary(oldData) || isBinary(newData):
+		fc.Binary, fc.Skipped = true, model.SkipBinary
+	case fc.Skipped == "" && enry.IsGenerated(ch.path, head(sample, 4096)):
+		fc.Skipped = model.SkipGen
+	}
+	return fc, oldData, newData, nil
+}
+
+// blob reads a blob's content, or returns nil without reading it when it
+// is larger than limit. Contents are cached by hash: a file's new version
+// in one commit is its old version in the next, and go-git would resolve
+// its delta chain again.
+func (r *Repo) blob(h plumbing.Hash, limit int64) ([]byte, error) {
+	if b, ok := r.blobs.get(h); ok {
+		return b, nil
+	}
+	obj, err := r.store.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	if obj.Size() > limit {
+		return nil, nil
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer rd.Close()
+	buf := make([]byte, 0, obj.Size())
+	w := bytes.NewBuffer(buf)
+	if _, err := io.Copy(w, rd); err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	data := w.Bytes()
+	if data == nil {
+		data = []byte{} // empty, but present: not "too large"
+	}
+	r.blobs.put(h, data)
+	return data, nil
+}
+
+// isBinary applies git's rule: a NUL byte in the first 8000 bytes.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(head(data, 8000), 0) >= 0
+}
+
+func head(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+// language names a file's language by go-enry, from its name where that
+// is unambiguous and from the first 8 KiB of content otherwise. A path
+// keeps the language first found for it: content heuristics (a .h file is
+// C, C++ or Objective-C) cost more than the rest of a commit's extraction.
+func (r *Repo) language(path string, content []byte) string {
+	if lang, ok := r.langs[path]; ok {
+		return lang
+	}
+	lang, safe := enry.GetLanguageByFilename(path)
+	if !safe {
+		lang, safe = enry.GetLanguageByExtension(path)
+	}
+	if !safe {
+		lang = enry.GetLanguage(baseName(path), head(content, 8192))
+	}
+	if len(r.langs) > 1<<16 {
+		clear(r.langs)
+	}
+	r.langs[path] = lang
+	return lang
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,319 @@
+package extract
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// Sentinel errors; test with errors.Is.
+var (
+	// ErrNotRepository: the path exists but is not inside a Git repository.
+	ErrNotRepository = errors.New("not a git repository")
+	// ErrNoPath: the path does not exist.
+	ErrNoPath = errors.New("no such file or directory")
+	// ErrEmpty: the repository has no commits yet.
+	ErrEmpty = errors.New("repository has no commits yet")
+	// ErrNoBranch: a requested branch does not exist.
+	ErrNoBranch = errors.New("no such branch")
+)
+
+// Options tune extraction. The zero value means the defaults.
+type Options struct {
+	// Context is the number of context lines around hunks (git's -U).
+	Context int
+	// MaxFileBytes: larger blobs are flagged huge and not diffed.
+	MaxFileBytes int64
+	// RenameLimit bounds inexact rename and copy detection like git's
+	// diff.renameLimit: above limit² candidate pairs only exact renames
+	// are found, because scoring is quadratic.
+	RenameLimit int
+	// CacheBytes is the object cache size of each opened repository.
+	CacheBytes int64
+}
+
+func (o Options) withDefaults() Options {
+	if o.Context <= 0 {
+		o.Context = 3
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = 1 << 20
+	}
+	if o.RenameLimit <= 0 {
+		o.RenameLimit = 1000
+	}
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = 256 << 20
+	}
+	return o
+}
+
+// Repo is an open repository. A Repo is not safe for concurrent use: open
+// one per goroutine (they share nothing but the files).
+type Repo struct {
+	Path    string
+	root    string
+	repo    *git.Repository
+	store   storer.EncodedObjectStorer
+	opts    Options
+	shallow map[plumbing.Hash]bool
+	trees   *treeCache
+	blobs   *byteCache
+	langs   map[string]string
+}
+
+// Open opens the repository containing path (a work tree, a subdirectory of
+// one, or a bare repository).
+func Open(path string, opts Options) (*Repo, error) {
+	opts = opts.withDefaults()
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", path, ErrNoPath)
+		}
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	dir, err := findRepo(path)
+	if err != nil {
+		return nil, err
+	}
+	probe, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotRepository)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	fsStore, ok := probe.Storer.(*filesystem.Storage)
+	if !ok {
+		return nil, fmt.Errorf("open %s: unexpected storage %T", path, probe.Storer)
+	}
+	// Reopen the same .git with a large object cache and pack files kept
+	// open: this alone makes walking history ~2.5× faster.
+	st := filesystem.NewStorageWithOptions(fsStore.Filesystem(), cache.NewObjectLRU(cache.FileSize(opts.CacheBytes)),
+		filesystem.Options{KeepDescriptors: true})
+	repo, err := git.Open(st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	root := fsStore.Filesystem().Root()
+	if wt, err := probe.Worktree(); err == nil {
+		root = wt.Filesystem.Root()
+	}
+	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(1 << 16),
+		blobs: newByteCache(int(opts.CacheBytes / 4)), langs: map[string]string{}}
+	shallow, err := st.Shallow()
+	if err != nil {
+		return nil, fmt.Errorf("read shallow list of %s: %w", path, err)
+	}
+	for _, h := range shallow {
+		r.shallow[h] = true
+	}
+	return r, nil
+}
+
+// findRepo walks up from path to the first directory that holds a .git
+// entry or is itself a bare repository, as git does. (go-git's own
+// DetectDotGit never recognises a bare repository.)
+func findRepo(path string) (string, error) {
+	dir, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir, nil
+		}
+		if isBare(dir) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("%s: %w", path, ErrNotRepository)
+		}
+		dir = parent
+	}
+}
+
+func isBare(dir string) bool {
+	for _, p := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Close releases the repository's open pack files.
+func (r *Repo) Close() error {
+	if c, ok := r.store.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// Root is the absolute path of the work tree, or of a bare repository.
+func (r *Repo) Root() string { return r.root }
+
+// IsShallow reports whether the repository is a shallow clone.
+func (r *Repo) IsShallow() bool { return len(r.shallow) > 0 }
+
+// IsBare reports whether the repository has no work tree.
+func (r *Repo) IsBare() bool {
+	_, err := r.repo.Worktree()
+	return errors.Is(err, git.ErrIsBareRepository)
+}
+
+// RemoteURL returns origin's first URL, or "".
+func (r *Repo) RemoteURL() string {
+	rem, err := r.repo.Remote("origin")
+	if err != nil || len(rem.Config().URLs) == 0 {
+		return ""
+	}
+	return rem.Config().URLs[0]
+}
+
+// DefaultBranch names the branch HEAD points at. For a detached HEAD it
+// falls back to main or master, and to "HEAD" itself when neither exists.
+// It returns ErrEmpty when there is no commit at all.
+func (r *Repo) DefaultBranch() (string, error) {
+	head, err := r.repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	if head.Type() == plumbing.SymbolicReference && head.Target().IsBranch() {
+		name := head.Target().Short()
+		if _, err := r.repo.Reference(head.Target(), true); err != nil {
+			if r.hasAnyBranch() {
+				return name, nil // HEAD names an unborn branch, others exist
+			}
+			return "", ErrEmpty
+		}
+		return name, nil
+	}
+	for _, name := range []string{"main", "master"} {
+		if _, err := r.repo.Reference(plumbing.NewBranchReferenceName(name), true); err == nil {
+			return name, nil
+		}
+	}
+	return "HEAD", nil
+}
+
+func (r *Repo) hasAnyBranch() bool {
+	bs, _ := r.Branches()
+	return len(bs) > 0
+}
+
+// Branches lists the local branches, sorted.
+func (r *Repo) Branches() ([]string, error) {
+	iter, err := r.repo.Branches()
+	if err != nil {
+		return nil, fmt.Errorf("list branches: %w", err)
+	}
+	var names []string
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		names = append(names, ref.Name().Short())
+		return nil
+	})
+	sort.Strings(names)
+	return names, err
+}
+
+// ResolveBranch returns the commit a branch points at ("HEAD" is allowed).
+func (r *Repo) ResolveBranch(name string) (string, error) {
+	ref := plumbing.NewBranchReferenceName(name)
+	if name == "HEAD" {
+		ref = plumbing.HEAD
+	}
+	resolved, err := r.repo.Reference(ref, true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", fmt.Errorf("%s: %w", name, ErrNoBranch)
+	}
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", name, err)
+	}
+	return resolved.Hash().String(), nil
+}
+
+// Ref is a branch or tag and the commit it points at (tags peeled).
+type Ref struct {
+	Name   string // short name
+	Kind   string // "branch", "tag" or "remote"
+	Target string
+}
+
+// Refs lists branches, remote-tracking branches and tags, with annotated
+// tags peeled to their commits.
+func (r *Repo) Refs() ([]Ref, error) {
+	iter, err := r.repo.References()
+	if err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	var out []Ref
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() != plumbing.HashReference {
+			return nil
+		}
+		name := ref.Name()
+		kind := ""
+		switch {
+		case name.IsBranch():
+			kind = "branch"
+		case name.IsTag():
+			kind = "tag"
+		case name.IsRemote():
+			kind = "remote"
+		default:
+			return nil
+		}
+		target := ref.Hash()
+		if kind == "tag" {
+			if t, err := r.repo.TagObject(target); err == nil {
+				c, err := t.Commit()
+				if err != nil {
+					return nil // a tag of a tree or blob: not a commit ref
+				}
+				target = c.Hash
+			}
+		}
+		out = append(out, Ref{Name: name.Short(), Kind: kind, Target: target.String()})
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, err
+}
+
+// RefsByCommit indexes refs by target commit, as names like "main" or
+// "tag: v1.0", the way git log --decorate shows them.
+func RefsByCommit(refs []Ref) map[string][]string {
+	m := map[string][]string{}
+	for _, ref := range refs {
+		name := ref.Name
+		if ref.Kind == "tag" {
+			name = "tag: " + name
+		}
+		m[ref.Target] = append(m[ref.Target], name)
+	}
+	return m
+}
+
+func (r *Repo) commitObject(hash string) (*object.Commit, error) {
+	h := plumbing.NewHash(hash)
+	if h.String() != strings.ToLower(hash) {
+		return nil, fmt.Errorf("bad commit hash %q", hash)
+	}
+	c, err := object.GetCommit(r.store, h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", hash, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,191 @@
+package extract
+
+import (
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/gitmemory/gitmemory/model"
+)
+
+// side is one side of a file change: a blob (or submodule commit) and mode.
+type side struct {
+	hash plumbing.Hash
+	mode filemode.FileMode
+}
+
+func (s side) exists() bool { return !s.hash.IsZero() }
+
+// change is a file-level change before content diffing.
+type change struct {
+	path, oldPath string
+	from, to      side
+	status        model.ChangeStatus
+	similarity    int
+}
+
+func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
+	if t, ok := r.trees.get(h); ok {
+		return t, nil
+	}
+	t, err := object.GetTree(r.store, h)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	r.trees.put(h, t)
+	return t, nil
+}
+
+// diffTrees appends the file changes between two trees (nil for empty).
+// Equal subtrees are skipped by hash, so the cost follows the size of the
+// change, not of the repository.
+func (r *Repo) diffTrees(prefix string, a, b *object.Tree, out []change) ([]change, error) {
+	var ae, be []object.TreeEntry
+	if a != nil {
+		ae = a.Entries
+	}
+	if b != nil {
+		be = b.Entries
+	}
+	i, j := 0, 0
+	var err error
+	for i < len(ae) || j < len(be) {
+		var c int
+		switch {
+		case i == len(ae):
+			c = 1
+		case j == len(be):
+			c = -1
+		default:
+			c = compareEntries(&ae[i], &be[j])
+		}
+		switch {
+		case c < 0:
+			out, err = r.addSide(prefix, &ae[i], out, true)
+			i++
+		case c > 0:
+			out, err = r.addSide(prefix, &be[j], out, false)
+			j++
+		default:
+			out, err = r.diffEntry(prefix, &ae[i], &be[j], out)
+			i++
+			j++
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (r *Repo) diffEntry(prefix string, x, y *object.TreeEntry, out []change) ([]change, error) {
+	if x.Hash == y.Hash && x.Mode == y.Mode {
+		return out, nil
+	}
+	if x.Mode == filemode.Dir {
+		tx, err := r.tree(x.Hash)
+		if err != nil {
+			return nil, err
+		}
+		ty, err := r.tree(y.Hash)
+		if err != nil {
+			return nil, err
+		}
+		return r.diffTrees(join(prefix, x.Name), tx, ty, out)
+	}
+	p := join(prefix, x.Name)
+	if (x.Mode == filemode.Submodule) != (y.Mode == filemode.Submodule) {
+		// A file became a submodule or back: git shows a delete and an add.
+		out = append(out, change{path: p, from: side{x.Hash, x.Mode}, status: model.Deleted})
+		return append(out, change{path: p, to: side{y.Hash, y.Mode}, status: model.Added}), nil
+	}
+	return append(out, change{path: p, from: side{x.Hash, x.Mode}, to: side{y.Hash, y.Mode}, status: model.Modified}), nil
+}
+
+// addSide records an entry present on one side only (deleted when old),
+// descending into directories.
+func (r *Repo) addSide(prefix string, e *object.TreeEntry, out []change, old bool) ([]change, error) {
+	p := join(prefix, e.Name)
+	if e.Mode == filemode.Dir {
+		t, err := r.tree(e.Hash)
+		if err != nil {
+			return nil, err
+		}
+		if old {
+			return r.diffTrees(p, t, nil, out)
+		}
+		return r.diffTrees(p, nil, t, out)
+	}
+	if old {
+		return append(out, change{path: p, from: side{e.Hash, e.Mode}, status: model.Deleted}), nil
+	}
+	return append(out, change{path: p, to: side{e.Hash, e.Mode}, status: model.Added}), nil
+}
+
+// compareEntries orders tree entries as git stores them: names compared
+// bytewise, with a directory's name compared as if it ended in '/'. Entries
+// of the same name and kind compare equal; a file and a directory of the
+// same name do not, so a type change is a delete plus an add, as in git.
+func compareEntries(a, b *object.TreeEntry) int {
+	an, bn := a.Name, b.Name
+	n := min(len(an), len(bn))
+	for k := 0; k < n; k++ {
+		if an[k] != bn[k] {
+			return int(an[k]) - int(bn[k])
+		}
+	}
+	return int(endByte(an, n, a.Mode)) - int(endByte(bn, n, b.Mode))
+}
+
+func endByte(name string, n int, mode filemode.FileMode) byte {
+	if len(name) > n {
+		return name[n]
+	}
+	if mode == filemode.Dir {
+		return '/'
+	}
+	return 0
+}
+
+// lookup finds the entry at a slash-separated path in a tree.
+func (r *Repo) lookup(t *object.Tree, p string) (side, error) {
+	for {
+		name, rest := p, ""
+		for k := 0; k < len(p); k++ {
+			if p[k] == '/' {
+				name, rest = p[:k], p[k+1:]
+				break
+			}
+		}
+		var found *object.TreeEntry
+		for k := range t.Entries {
+			if t.Entries[k].Name == name {
+				found = &t.Entries[k]
+				break
+			}
+		}
+		if found == nil {
+			return side{}, nil
+		}
+		if rest == "" {
+			return side{found.Hash, found.Mode}, nil
+		}
+		if found.Mode != filemode.Dir {
+			return side{}, nil
+		}
+		var err error
+		if t, err = r.tree(found.Hash); err != nil {
+			return side{}, err
+		}
+		p = rest
+	}
+}
+
+func join(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "/" + name
+}

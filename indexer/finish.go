@@ -1,0 +1,139 @@
+package indexer
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/gitmemory/gitmemory/extract"
+	"github.com/gitmemory/gitmemory/queue"
+	"github.com/gitmemory/gitmemory/store"
+)
+
+// markRewritten flags stored commits that no tracked branch reaches any
+// more (force push, rebase, reset, deleted branch). They are kept, and
+// excluded from answers by default; queued ones are dropped.
+func (s *Syncer) markRewritten(ctx context.Context, repo *extract.Repo, res *Result) error {
+	var heads []string
+	for _, b := range res.Branches {
+		heads = append(heads, b.Head)
+	}
+	reach, err := repo.Reachable(heads)
+	if err != nil {
+		return fmt.Errorf("reachability: %w", err)
+	}
+	orphans, err := stringsWhere(ctx, s.st.DB, `SELECT hash FROM commits WHERE rewritten = 0`, func(h string) bool { return !reach[h] })
+	if err != nil {
+		return err
+	}
+	stale, err := stringsWhere(ctx, s.st.DB, `SELECT commit_hash FROM queue`, func(h string) bool { return !reach[h] })
+	if err != nil {
+		return err
+	}
+	err = s.st.Tx(ctx, func(tx *sql.Tx) error {
+		for _, h := range orphans {
+			if _, err := tx.ExecContext(ctx, `UPDATE commits SET rewritten = 1 WHERE hash = ?`, h); err != nil {
+				return err
+			}
+		}
+		for _, h := range stale {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE commit_hash = ?`, h); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	res.Rewritten += len(orphans)
+	return err
+}
+
+func stringsWhere(ctx context.Context, db *sql.DB, query string, keep func(string) bool) ([]string, error) {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		if keep(s) {
+			out = append(out, s)
+		}
+	}
+	return out, rows.Err()
+}
+
+// advance records each branch's head as processed, last of all writes.
+func (s *Syncer) advance(ctx context.Context, res *Result, untracked []string) error {
+	now := s.opts.Now()
+	return s.st.Tx(ctx, func(tx *sql.Tx) error {
+		for _, b := range res.Branches {
+			if err := queue.SetState(ctx, tx, b.Name, b.Head, now); err != nil {
+				return err
+			}
+		}
+		for _, b := range untracked {
+			if err := queue.DeleteState(ctx, tx, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// prune applies the retention policy: commits older than KeepDays, or
+// beyond the newest KeepCommits, are deleted with everything stored about
+// them; only their hash stays, so that no later sync indexes them again.
+func (s *Syncer) prune(ctx context.Context, res *Result) error {
+	var victims []string
+	var err error
+	if s.opts.KeepDays > 0 {
+		cutoff := s.opts.Now().AddDate(0, 0, -s.opts.KeepDays).Unix()
+		victims, err = stringsWhere(ctx, s.st.DB, fmt.Sprintf(`SELECT hash FROM commits WHERE committer_time < %d`, cutoff), keepAll)
+		if err != nil {
+			return err
+		}
+	}
+	if s.opts.KeepCommits > 0 {
+		more, err := stringsWhere(ctx, s.st.DB, fmt.Sprintf(`SELECT hash FROM commits
+			ORDER BY committer_time DESC, id DESC LIMIT -1 OFFSET %d`, s.opts.KeepCommits), keepAll)
+		if err != nil {
+			return err
+		}
+		victims = append(victims, more...)
+	}
+	if len(victims) == 0 {
+		return nil
+	}
+	err = s.st.Tx(ctx, func(tx *sql.Tx) error {
+		for _, h := range victims {
+			if err := store.DeleteCommit(ctx, tx, h); err != nil {
+				return err
+			}
+		}
+		return markPruned(ctx, tx, victims)
+	})
+	if err == nil {
+		res.Pruned += len(victims)
+	}
+	return err
+}
+
+func keepAll(string) bool { return true }
+
+func (s *Syncer) finish(ctx context.Context, res *Result, start time.Time) error {
+	res.Duration = time.Since(start)
+	now := s.opts.Now().Unix()
+	return s.st.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE repository SET last_synced_at = ?, shallow = ?`, now, res.Shallow); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sync_runs(started_at, finished_at, indexed, failed, rewritten, pruned, redactions)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, start.Unix(), now, res.Indexed, res.Failed, res.Rewritten, res.Pruned, res.Redactions)
+		return err
+	})
+}

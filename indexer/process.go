@@ -1,0 +1,217 @@
+package indexer
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gitmemory/gitmemory/extract"
+	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/queue"
+	"github.com/gitmemory/gitmemory/store"
+)
+
+// outcome is one queue item after extraction.
+type outcome struct {
+	item   queue.Item
+	commit *model.Commit
+	err    error
+}
+
+// process drains the ready part of the queue. Extraction of the next batch
+// overlaps the write of the previous one; each batch is written in one
+// transaction that also removes its items from the queue.
+func (s *Syncer) process(ctx context.Context, res *Result) error {
+	counts, err := s.q.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	total := counts.Pending + counts.Failed
+	repo, err := extract.Open(s.path, s.opts.Extract)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	start, done := time.Now(), 0
+	seen := map[string]bool{}
+	for {
+		items, err := s.q.Dequeue(ctx, 16*s.opts.BatchSize)
+		if err != nil {
+			return err
+		}
+		items = unseen(items, seen)
+		if len(items) == 0 {
+			return nil
+		}
+		total = max(total, done+len(items))
+		batches := make(chan []outcome, 1)
+		g, gctx := errgroup.WithContext(ctx)
+		g.Go(func() error {
+			defer close(batches)
+			for lo := 0; lo < len(items); lo += s.opts.BatchSize {
+				b := s.extractBatch(gctx, repo, items[lo:min(lo+s.opts.BatchSize, len(items))])
+				select {
+				case batches <- b:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			return nil
+		})
+		g.Go(func() error {
+			for b := range batches {
+				if err := s.write(gctx, b, res); err != nil {
+					return err
+				}
+				done += len(b)
+				if s.opts.Progress != nil {
+					s.opts.Progress(Progress{Done: done, Total: total, Failed: res.Failed, Elapsed: time.Since(start)})
+				}
+			}
+			return nil
+		})
+		if err := g.Wait(); err != nil {
+			return err
+		}
+	}
+}
+
+func unseen(items []queue.Item, seen map[string]bool) []queue.Item {
+	out := items[:0]
+	for _, it := range items {
+		if !seen[it.Hash] {
+			seen[it.Hash] = true
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// extractBatch reads the batch's objects on one goroutine (go-git is not
+// safe for concurrent use, and one repository handle keeps one warm cache)
+// while Workers goroutines compute line diffs and redact secrets.
+func (s *Syncer) extractBatch(ctx context.Context, repo *extract.Repo, items []queue.Item) []outcome {
+	out := make([]outcome, len(items))
+	loaded := make([]*extract.Loaded, len(items))
+	work := make(chan int, 2*s.opts.Workers)
+	var g errgroup.Group
+	for range s.opts.Workers {
+		g.Go(func() error {
+			for i := range work {
+				out[i] = s.complete(out[i].item, loaded[i])
+			}
+			return nil
+		})
+	}
+	for i, it := range items {
+		out[i].item = it
+		if ctx.Err() != nil {
+			out[i].err = ctx.Err()
+			continue
+		}
+		if loaded[i], out[i].err = load(repo, it.Hash); out[i].err == nil {
+			work <- i
+		}
+	}
+	close(work)
+	g.Wait()
+	return out
+}
+
+// load reads one commit's objects. A malformed object must fail its
+// commit, not the whole sync, so a panic in go-git becomes an error.
+func load(repo *extract.Repo, hash string) (l *extract.Loaded, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			l, err = nil, fmt.Errorf("extract panicked: %v", r)
+		}
+	}()
+	return repo.Load(hash)
+}
+
+func (s *Syncer) complete(it queue.Item, l *extract.Loaded) (o outcome) {
+	o.item = it
+	defer func() {
+		if r := recover(); r != nil {
+			o.commit, o.err = nil, fmt.Errorf("diff panicked: %v", r)
+		}
+	}()
+	o.commit = l.Finish()
+	s.redact(o.commit)
+	return o
+}
+
+// redact removes secrets from everything of a commit that will be stored.
+func (s *Syncer) redact(c *model.Commit) {
+	var found []string
+	c.Message, found = s.scanner.Redact(c.Message)
+	c.Redactions += len(found)
+	if c.RawMessage != nil {
+		raw, found := s.scanner.Redact(string(c.RawMessage))
+		c.RawMessage = []byte(raw)
+		c.Redactions += len(found)
+	}
+	for i := range c.Changes {
+		for j := range c.Changes[i].Hunks {
+			h := &c.Changes[i].Hunks[j]
+			h.Text, found = s.scanner.Redact(h.Text)
+			c.Changes[i].Hunks[j].Text = h.Text
+			c.Redactions += len(found)
+		}
+	}
+	// Issue references are parsed again from the redacted text, so that no
+	// secret survives in a reference's raw text or URL.
+	c.IssueRefs = extract.ParseIssueRefs(c.Message)
+}
+
+// write stores a batch in one transaction; failures are recorded after it.
+func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error {
+	now := s.opts.Now()
+	var indexed, redactions, redactedCommits int
+	err := s.st.Tx(ctx, func(tx *sql.Tx) error {
+		indexed, redactions, redactedCommits = 0, 0, 0
+		for _, o := range batch {
+			if o.err != nil {
+				continue
+			}
+			if err := store.InsertCommit(ctx, tx, o.commit, o.item.Branch, now); err != nil {
+				return err
+			}
+			if err := s.q.Complete(ctx, tx, o.item.Hash); err != nil {
+				return err
+			}
+			indexed++
+			redactions += o.commit.Redactions
+			if o.commit.Redactions > 0 {
+				redactedCommits++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("write batch: %w", err)
+	}
+	res.Indexed += indexed
+	res.Redactions += redactions
+	res.RedactedCommits += redactedCommits
+	for _, o := range batch {
+		if o.err == nil {
+			continue
+		}
+		if errors.Is(o.err, context.Canceled) {
+			return o.err
+		}
+		res.Failed++
+		if len(res.Errors) < 20 {
+			res.Errors = append(res.Errors, fmt.Sprintf("%s: %v", o.item.Hash, o.err))
+		}
+		if err := s.q.Fail(ctx, o.item.Hash, o.err); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,269 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gitmemory/gitmemory/extract"
+	"github.com/gitmemory/gitmemory/indexer"
+	"github.com/gitmemory/gitmemory/store"
+)
+
+// Repository is a registered repository and its sync configuration.
+type Repository struct {
+	Name          string             `json:"name"`
+	Path          string             `json:"path"`
+	RemoteURL     string             `json:"remote_url,omitempty"`
+	DefaultBranch string             `json:"default_branch"`
+	BranchMode    indexer.BranchMode `json:"branch_mode"`
+	Branches      []string           `json:"branches,omitempty"`
+	KeepDays      int                `json:"keep_days,omitempty"`
+	KeepCommits   int                `json:"keep_commits,omitempty"`
+	Bare          bool               `json:"bare"`
+	Shallow       bool               `json:"shallow"`
+	CreatedAt     time.Time          `json:"created_at"`
+	LastSyncedAt  time.Time          `json:"last_synced_at,omitzero"`
+}
+
+// Policy is the part of a repository's configuration a user sets: which
+// branches to track and what to retain. Nil fields leave a setting as is.
+type Policy struct {
+	Mode        *indexer.BranchMode
+	Branches    []string
+	KeepDays    *int
+	KeepCommits *int
+}
+
+// AddOptions configure Add.
+type AddOptions struct {
+	Name   string
+	Policy Policy
+}
+
+// repoRoot returns the absolute path of the repository containing p.
+func repoRoot(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	r, err := extract.Open(abs, extract.Options{CacheBytes: 1 << 20})
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	return r.Root(), nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// defaultName derives a name from the repository's directory.
+func defaultName(root string) string {
+	base := strings.TrimSuffix(filepath.Base(root), ".git")
+	name := strings.Trim(unsafeChars.ReplaceAllString(base, "-"), "-.")
+	if name == "" {
+		return "repo"
+	}
+	return name
+}
+
+// Add registers the repository containing path. An empty repository can be
+// added; it is indexed once it has commits.
+func (h *Home) Add(ctx context.Context, path string, opts AddOptions) (*Repository, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := extract.Open(abs, extract.Options{CacheBytes: 1 << 20})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	root := r.Root()
+	name := opts.Name
+	if name == "" {
+		name = defaultName(root)
+	}
+	if err := ValidName(name); err != nil {
+		return nil, err
+	}
+	existing, err := h.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range existing {
+		if e.Path == root {
+			return nil, fmt.Errorf("%s is %w as %q", root, ErrExists, e.Name)
+		}
+		if e.Name == name {
+			return nil, fmt.Errorf("name %q is %w for %s: choose another with --name", name, ErrExists, e.Path)
+		}
+	}
+	branch, err := r.DefaultBranch()
+	if err != nil && !errors.Is(err, extract.ErrEmpty) {
+		return nil, err
+	}
+	repo := &Repository{Name: name, Path: root, RemoteURL: r.RemoteURL(), DefaultBranch: branch,
+		BranchMode: indexer.DefaultBranch, Bare: r.IsBare(), Shallow: r.IsShallow(), CreatedAt: time.Now().UTC().Truncate(time.Second)}
+	applyPolicy(repo, opts.Policy)
+	if err := validatePolicy(repo); err != nil {
+		return nil, err
+	}
+	dir := h.DataDir(name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	err = h.withStore(ctx, name, func(st *store.Store) error { return saveRepository(ctx, st.DB, repo, true) })
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return repo, nil
+}
+
+func applyPolicy(r *Repository, p Policy) {
+	if p.Mode != nil {
+		r.BranchMode = *p.Mode
+		r.Branches = nil
+	}
+	if len(p.Branches) > 0 {
+		r.BranchMode, r.Branches = indexer.ListedBranch, p.Branches
+	}
+	if p.KeepDays != nil {
+		r.KeepDays = *p.KeepDays
+	}
+	if p.KeepCommits != nil {
+		r.KeepCommits = *p.KeepCommits
+	}
+}
+
+func validatePolicy(r *Repository) error {
+	if r.KeepDays < 0 || r.KeepCommits < 0 {
+		return fmt.Errorf("retention must be zero (keep all) or positive")
+	}
+	for _, b := range r.Branches {
+		if b == "" || strings.ContainsAny(b, " \t\n,") {
+			return fmt.Errorf("invalid branch name %q", b)
+		}
+	}
+	return nil
+}
+
+// withStore takes the writer lock of a repository's data directory and
+// opens its store for fn.
+func (h *Home) withStore(ctx context.Context, name string, fn func(*store.Store) error) error {
+	dir := h.DataDir(name)
+	lock, err := store.AcquireLock(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	st, err := store.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(fn(st), st.Close())
+}
+
+func saveRepository(ctx context.Context, db *sql.DB, r *Repository, insert bool) error {
+	q := `UPDATE repository SET name=?1, path=?2, remote_url=?3, default_branch=?4, branch_mode=?5, branches=?6,
+		keep_days=?7, keep_commits=?8, bare=?9, shallow=?10 WHERE id = 1`
+	if insert {
+		q = `INSERT INTO repository(id, name, path, remote_url, default_branch, branch_mode, branches, keep_days,
+			keep_commits, bare, shallow, created_at) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`
+	}
+	_, err := db.ExecContext(ctx, q, r.Name, r.Path, r.RemoteURL, r.DefaultBranch, string(r.BranchMode),
+		strings.Join(r.Branches, ","), r.KeepDays, r.KeepCommits, r.Bare, r.Shallow, r.CreatedAt.Unix())
+	if err != nil {
+		return fmt.Errorf("save repository %s: %w", r.Name, err)
+	}
+	return nil
+}
+
+func loadRepository(ctx context.Context, db *sql.DB) (*Repository, error) {
+	var r Repository
+	var mode, branches string
+	var created, synced int64
+	err := db.QueryRowContext(ctx, `SELECT name, path, remote_url, default_branch, branch_mode, branches, keep_days,
+		keep_commits, bare, shallow, created_at, last_synced_at FROM repository WHERE id = 1`).Scan(&r.Name, &r.Path,
+		&r.RemoteURL, &r.DefaultBranch, &mode, &branches, &r.KeepDays, &r.KeepCommits, &r.Bare, &r.Shallow, &created, &synced)
+	if err != nil {
+		return nil, fmt.Errorf("load repository: %w", err)
+	}
+	r.BranchMode = indexer.BranchMode(mode)
+	if branches != "" {
+		r.Branches = strings.Split(branches, ",")
+	}
+	r.CreatedAt = time.Unix(created, 0).UTC()
+	if synced > 0 {
+		r.LastSyncedAt = time.Unix(synced, 0).UTC()
+	}
+	return &r, nil
+}
+
+// List returns every registered repository, by name. It reads without the
+// writer lock (WAL readers never block on a writer).
+func (h *Home) List(ctx context.Context) ([]Repository, error) {
+	names, err := h.names()
+	if err != nil {
+		return nil, err
+	}
+	var out []Repository
+	for _, n := range names {
+		r, err := h.Get(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+// Get loads one repository's registration.
+func (h *Home) Get(ctx context.Context, name string) (*Repository, error) {
+	var r *Repository
+	err := h.read(ctx, name, func(st *store.Store) error {
+		var err error
+		r, err = loadRepository(ctx, st.DB)
+		return err
+	})
+	return r, err
+}
+
+// read opens a repository's store for reading, without the writer lock.
+func (h *Home) read(ctx context.Context, name string, fn func(*store.Store) error) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	dir := h.DataDir(name)
+	if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err != nil {
+		names, _ := h.names()
+		return unknown(name, names)
+	}
+	st, err := store.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(fn(st), st.Close())
+}
+
+// Remove deletes a repository's registration and every byte of its data.
+func (h *Home) Remove(ctx context.Context, name string) error {
+	if _, err := h.Get(ctx, name); err != nil {
+		return err
+	}
+	dir := h.DataDir(name)
+	lock, err := store.AcquireLock(dir)
+	if err != nil {
+		return err
+	}
+	// Remove while holding the lock, so no writer starts in between.
+	err = os.RemoveAll(dir)
+	return errors.Join(err, lock.Release())
+}

@@ -1,0 +1,126 @@
+package memory
+
+import (
+	"context"
+	"time"
+
+	"github.com/gitmemory/gitmemory/extract"
+	"github.com/gitmemory/gitmemory/queue"
+	"github.com/gitmemory/gitmemory/store"
+)
+
+// Status is where a repository's index stands.
+type Status struct {
+	Repository
+	Branches        []queue.BranchState `json:"branches"`
+	Indexed         int                 `json:"indexed"`
+	Rewritten       int                 `json:"rewritten"`
+	Queued          int                 `json:"queued"`
+	Failed          int                 `json:"failed"`
+	Pruned          int                 `json:"pruned"`
+	FileChanges     int                 `json:"file_changes"`
+	Redactions      int                 `json:"redacted_secrets"`
+	RedactedCommits int                 `json:"redacted_commits"`
+	Oldest          time.Time           `json:"oldest,omitzero"`
+	Newest          time.Time           `json:"newest,omitzero"`
+	SchemaVersion   int                 `json:"schema_version"`
+	Errors          []string            `json:"errors,omitempty"`
+	// Verify results, set only when asked: reachable commits of the tracked
+	// branches, and how many of them are not indexed.
+	Reachable  int  `json:"reachable,omitempty"`
+	Unindexed  int  `json:"unindexed,omitempty"`
+	VerifyDone bool `json:"verified,omitempty"`
+}
+
+// Status reports counts and sync state without taking the writer lock.
+// With verify it also walks the tracked branches in the repository and
+// counts reachable commits that are not indexed.
+func (h *Home) Status(ctx context.Context, name string, verify bool) (*Status, error) {
+	var s Status
+	err := h.read(ctx, name, func(st *store.Store) error {
+		repo, err := loadRepository(ctx, st.DB)
+		if err != nil {
+			return err
+		}
+		s.Repository = *repo
+		if s.SchemaVersion, err = st.SchemaVersion(ctx); err != nil {
+			return err
+		}
+		var oldest, newest int64
+		err = st.DB.QueryRowContext(ctx, `SELECT
+			(SELECT COUNT(*) FROM commits WHERE rewritten = 0),
+			(SELECT COUNT(*) FROM commits WHERE rewritten = 1),
+			(SELECT COUNT(*) FROM pruned),
+			(SELECT COUNT(*) FROM file_changes),
+			(SELECT COALESCE(SUM(redactions), 0) FROM commits),
+			(SELECT COUNT(*) FROM commits WHERE redactions > 0),
+			(SELECT COALESCE(MIN(committer_time), 0) FROM commits WHERE rewritten = 0),
+			(SELECT COALESCE(MAX(committer_time), 0) FROM commits WHERE rewritten = 0)`).Scan(
+			&s.Indexed, &s.Rewritten, &s.Pruned, &s.FileChanges, &s.Redactions, &s.RedactedCommits, &oldest, &newest)
+		if err != nil {
+			return err
+		}
+		if oldest > 0 {
+			s.Oldest, s.Newest = time.Unix(oldest, 0).UTC(), time.Unix(newest, 0).UTC()
+		}
+		q := queue.New(st.DB)
+		counts, err := q.Counts(ctx)
+		if err != nil {
+			return err
+		}
+		s.Queued, s.Failed = counts.Pending, counts.Failed+counts.Dead
+		errs, err := q.Errors(ctx, 5)
+		if err != nil {
+			return err
+		}
+		for _, it := range errs {
+			s.Errors = append(s.Errors, it.Hash[:12]+": "+it.LastError)
+		}
+		if s.Branches, err = queue.States(ctx, st.DB); err != nil {
+			return err
+		}
+		if verify {
+			return s.verify(ctx, st)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func (s *Status) verify(ctx context.Context, st *store.Store) error {
+	r, err := extract.Open(s.Path, extract.Options{})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var heads []string
+	for _, b := range s.Branches {
+		if h, err := r.ResolveBranch(b.Branch); err == nil {
+			heads = append(heads, h)
+		}
+	}
+	reach, err := r.Reachable(heads)
+	if err != nil {
+		return err
+	}
+	stmt, err := st.DB.PrepareContext(ctx, `SELECT (SELECT COUNT(*) FROM commits WHERE hash = ?1 AND rewritten = 0)
+		+ (SELECT COUNT(*) FROM pruned WHERE hash = ?1)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	s.Reachable, s.VerifyDone = len(reach), true
+	for h := range reach {
+		var n int
+		if err := stmt.QueryRowContext(ctx, h).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			s.Unindexed++
+		}
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package memory
+
+import (
+	"context"
+
+	"github.com/gitmemory/gitmemory/indexer"
+	"github.com/gitmemory/gitmemory/store"
+)
+
+// SyncOptions configure one sync. A non-empty Policy is saved as the
+// repository's configuration before syncing.
+type SyncOptions struct {
+	Policy   Policy
+	Progress func(indexer.Progress)
+	// Tune overrides indexer options (workers, batch size) for this run.
+	Tune func(*indexer.Options)
+}
+
+// Sync brings a repository's index up to date with its tracked branches.
+// It holds the writer lock for the whole run: a second writer gets
+// store.ErrLocked at once, never a corrupt store.
+func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexer.Result, error) {
+	if _, err := h.Get(ctx, name); err != nil {
+		return nil, err
+	}
+	var res *indexer.Result
+	err := h.withStore(ctx, name, func(st *store.Store) error {
+		repo, err := loadRepository(ctx, st.DB)
+		if err != nil {
+			return err
+		}
+		applyPolicy(repo, opts.Policy)
+		if err := validatePolicy(repo); err != nil {
+			return err
+		}
+		if err := saveRepository(ctx, st.DB, repo, false); err != nil {
+			return err
+		}
+		io := indexer.Options{Mode: repo.BranchMode, Branches: repo.Branches, KeepDays: repo.KeepDays,
+			KeepCommits: repo.KeepCommits, Progress: opts.Progress}
+		if opts.Tune != nil {
+			opts.Tune(&io)
+		}
+		s, err := indexer.New(repo.Path, st, io)
+		if err != nil {
+			return err
+		}
+		res, err = s.Run(ctx)
+		return err
+	})
+	return res, err
+}

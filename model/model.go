@@ -1,0 +1,124 @@
+// Package model holds the record types that flow between gitmemory's stages:
+// extract produces them, the secret scanner redacts them, the stores persist
+// them and retrieval reads them back. It has no dependencies on any stage.
+package model
+
+import "time"
+
+// Signature is an author or committer. When keeps the original time zone.
+type Signature struct {
+	Name  string    `json:"name"`
+	Email string    `json:"email"`
+	When  time.Time `json:"when"`
+}
+
+// ChangeStatus is what happened to a file in a commit, as git names it.
+type ChangeStatus string
+
+// The change statuses of git's --name-status.
+const (
+	Added    ChangeStatus = "added"
+	Modified ChangeStatus = "modified"
+	Deleted  ChangeStatus = "deleted"
+	Renamed  ChangeStatus = "renamed"
+	Copied   ChangeStatus = "copied"
+)
+
+// Hunk is one contiguous region of a unified diff. Text holds the hunk's
+// lines (each prefixed by ' ', '+' or '-'), without the @@ header.
+type Hunk struct {
+	OldStart int    `json:"old_start"`
+	OldLines int    `json:"old_lines"`
+	NewStart int    `json:"new_start"`
+	NewLines int    `json:"new_lines"`
+	Text     string `json:"text,omitempty"`
+}
+
+// SkipReason says why a file change carries metadata but no line diff.
+type SkipReason string
+
+// Reasons a file is not diffed.
+const (
+	NotSkipped SkipReason = ""
+	SkipBinary SkipReason = "binary"
+	SkipVendor SkipReason = "vendored"
+	SkipGen    SkipReason = "generated"
+	SkipHuge   SkipReason = "huge"
+)
+
+// FileChange is one file's change in a commit against its first parent.
+type FileChange struct {
+	Path       string       `json:"path"`
+	OldPath    string       `json:"old_path,omitempty"`
+	Status     ChangeStatus `json:"status"`
+	Language   string       `json:"language,omitempty"`
+	Binary     bool         `json:"binary,omitempty"`
+	Skipped    SkipReason   `json:"skipped,omitempty"`
+	Insertions int          `json:"insertions"`
+	Deletions  int          `json:"deletions"`
+	OldBlob    string       `json:"old_blob,omitempty"`
+	NewBlob    string       `json:"new_blob,omitempty"`
+	// Similarity is the rename or copy score in percent (0 otherwise).
+	Similarity int    `json:"similarity,omitempty"`
+	Hunks      []Hunk `json:"hunks,omitempty"`
+}
+
+// IssueAction is what a commit does to an issue it mentions.
+type IssueAction string
+
+// The two relations a commit message can state towards an issue.
+const (
+	Fixes      IssueAction = "FIXES"
+	References IssueAction = "REFERENCES"
+)
+
+// IssueRef is an issue or pull request mentioned in a commit message.
+// Key is the canonical form used for matching: "#123", "owner/repo#123",
+// "PROJ-123", or the URL's canonical owner/repo#N form.
+type IssueRef struct {
+	Key    string      `json:"key"`
+	Kind   string      `json:"kind"` // "github", "jira" or "url"
+	Action IssueAction `json:"action"`
+	Raw    string      `json:"raw"`
+	URL    string      `json:"url,omitempty"`
+}
+
+// Commit is one commit as extracted from git, with its changes against the
+// first parent (for a merge, only the files the merge itself changed).
+type Commit struct {
+	Hash      string    `json:"hash"`
+	Parents   []string  `json:"parents"`
+	Author    Signature `json:"author"`
+	Committer Signature `json:"committer"`
+	// Message is valid UTF-8. When the raw message was not, RawMessage
+	// keeps the original bytes and Message the repaired text.
+	Message    string `json:"message"`
+	RawMessage []byte `json:"-"`
+	IsMerge    bool   `json:"is_merge"`
+	// Shallow is true for a commit at a shallow clone's boundary: its
+	// parents are not in the repository, so it is diffed as a root.
+	Shallow   bool         `json:"shallow,omitempty"`
+	Changes   []FileChange `json:"changes"`
+	IssueRefs []IssueRef   `json:"issue_refs,omitempty"`
+	// Redactions counts secrets replaced by [REDACTED:<rule>] before storage.
+	Redactions int `json:"redactions,omitempty"`
+}
+
+// Subject is the first line of the message.
+func (c *Commit) Subject() string {
+	for i := 0; i < len(c.Message); i++ {
+		if c.Message[i] == '\n' {
+			return c.Message[:i]
+		}
+	}
+	return c.Message
+}
+
+// Totals sums insertions and deletions over the commit's changes.
+func (c *Commit) Totals() (files, insertions, deletions int) {
+	for _, fc := range c.Changes {
+		insertions += fc.Insertions
+		deletions += fc.Deletions
+	}
+	return len(c.Changes), insertions, deletions
+}

@@ -1,0 +1,91 @@
+package model
+
+import (
+	"strings"
+	"unicode"
+)
+
+// NormalizePath returns the canonical repository-relative form of p, the
+// form every stage compares paths in. Backslashes become slashes, empty and
+// "." segments go, ".." is resolved lexically (one that would climb above the
+// root is dropped), surrounding whitespace is trimmed, and the result has no
+// leading or trailing slash. The root is "". Case is kept: git paths are
+// case-sensitive. NormalizePath(NormalizePath(p)) == NormalizePath(p).
+func NormalizePath(p string) string {
+	segs := resolveSegments(strings.ReplaceAll(p, `\`, "/"))
+	segs = trimLeadingSpace(segs)
+	segs = trimTrailingSpace(segs)
+	return strings.Join(segs, "/")
+}
+
+// resolveSegments splits p on "/" and resolves "", "." and ".." segments.
+func resolveSegments(p string) []string {
+	var segs []string
+	for s := range strings.SplitSeq(p, "/") {
+		switch s {
+		case "", ".":
+		case "..":
+			if len(segs) > 0 {
+				segs = segs[:len(segs)-1]
+			}
+		default:
+			segs = append(segs, s)
+		}
+	}
+	return segs
+}
+
+// trimLeadingSpace trims whitespace off the start of the path. It works on
+// segments, not the joined string, because trimming can turn the first
+// segment into "", "." or ".." (think "/ ../a"), which must then be resolved
+// too, or a second pass would change the result.
+func trimLeadingSpace(segs []string) []string {
+	for len(segs) > 0 {
+		s := strings.TrimLeftFunc(segs[0], unicode.IsSpace)
+		if s != "" && s != "." && s != ".." {
+			segs[0] = s
+			break
+		}
+		segs = segs[1:] // ".." at the root is dropped like "." and "".
+	}
+	return segs
+}
+
+// trimTrailingSpace is trimLeadingSpace's mirror: "a/b/.. " is "a/b/.."
+// once trimmed, so a trailing ".." revealed by trimming still climbs.
+func trimTrailingSpace(segs []string) []string {
+	for len(segs) > 0 {
+		n := len(segs) - 1
+		switch s := strings.TrimRightFunc(segs[n], unicode.IsSpace); s {
+		case "", ".":
+			segs = segs[:n]
+		case "..":
+			segs = segs[:max(n-1, 0)]
+		default:
+			segs[n] = s
+			return segs
+		}
+	}
+	return segs
+}
+
+// PathWithin relates two normalised paths. exact reports that they are
+// equal. prefix reports that they differ and one is a directory prefix of
+// the other on a "/" boundary ("src/foo" and "src/foo/x.go", either way
+// round, but not "src/foobar"); the root "" is a prefix of every other path.
+// The two results are never both true, so callers can rank exact matches
+// above directory matches without checking exact first.
+func PathWithin(record, candidate string) (exact, prefix bool) {
+	if record == candidate {
+		return true, false
+	}
+	return false, isDirPrefix(record, candidate) || isDirPrefix(candidate, record)
+}
+
+// isDirPrefix reports whether dir is a proper directory prefix of p.
+func isDirPrefix(dir, p string) bool {
+	if dir == "" {
+		return p != ""
+	}
+	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
+}

@@ -1,0 +1,172 @@
+package secrets
+
+import "strings"
+
+// privateKeyID is the rule id of private key blocks; gitleaks uses the same.
+const privateKeyID = "private-key"
+
+// privateKeySpans appends a span for every PEM private key block in text:
+// from "-----BEGIN <label> PRIVATE KEY-----" through the matching
+// "-----END ...-----" line, or, when the footer is missing (a diff hunk cut
+// the block), through the last line that still looks like key material.
+// Lines may carry a unified-diff prefix ('+', '-' or ' ') or sit in a string
+// literal; the body may also follow the header on the same line, as in JSON
+// ("-----BEGIN PRIVATE KEY-----\nMIIE...\n-----END PRIVATE KEY-----\n").
+//
+// gitleaks' private-key rule finds complete blocks with at least 64 bytes of
+// body; this scan also covers truncated and short blocks, so that no line of
+// a key body survives.
+func privateKeySpans(text string, out []span) []span {
+	for off := 0; off < len(text); {
+		i := strings.Index(text[off:], "-----")
+		if i < 0 {
+			break
+		}
+		start := off + i
+		for start+5 < len(text) && text[start+5] == '-' {
+			start++ // "------BEGIN": a removed line in a diff
+		}
+		off = start + 5
+		if !hasPrefixFold(text[start+5:], "begin") {
+			continue
+		}
+		lineEnd := indexByteFrom(text, start, '\n')
+		labelStart := start + len("-----begin")
+		close := strings.Index(text[labelStart:lineEnd], "-----")
+		if close < 0 || !containsFold(text[labelStart:labelStart+close], "private key") {
+			continue
+		}
+		end := pemBlockEnd(text, labelStart+close+5, lineEnd)
+		out = append(out, span{start: start, end: end, rule: privateKeyID})
+		off = end
+	}
+	return out
+}
+
+// pemBlockEnd returns the end offset of a private key block whose header
+// ends at p, on a line ending at lineEnd.
+func pemBlockEnd(text string, p, lineEnd int) int {
+	rest := text[p:lineEnd]
+	if j := indexFold(rest, "-----end"); j >= 0 {
+		return footerEnd(text, p+j, lineEnd)
+	}
+	end := p
+	if strings.TrimSpace(rest) != "" {
+		// Key material on the header line (escaped newlines).
+		end = lineEnd
+	}
+	for q := lineEnd; q < len(text); {
+		ls := q + 1
+		le := indexByteFrom(text, ls, '\n')
+		body := pemLineBody(text[ls:le])
+		switch {
+		case hasPrefixFold(body, "-----end"):
+			return footerEnd(text, ls+strings.Index(text[ls:le], body[:5]), le)
+		case body == "":
+			// blank line inside the block: keep going
+		case isBase64(body) || isPEMHeader(body):
+			end = le
+		default:
+			return end
+		}
+		q = le
+	}
+	return end
+}
+
+// footerEnd returns the offset just past the "-----END ...-----" footer
+// starting at f, on a line ending at lineEnd.
+func footerEnd(text string, f, lineEnd int) int {
+	k := f + len("-----end")
+	if c := strings.Index(text[k:lineEnd], "-----"); c >= 0 {
+		return k + c + 5
+	}
+	return lineEnd
+}
+
+// pemLineBody strips a diff prefix, indentation, string-literal quoting and
+// escaped line ends from a line of a PEM block.
+func pemLineBody(line string) string {
+	s := strings.TrimLeft(line, " \t")
+	switch {
+	case strings.HasPrefix(s, "+"):
+		s = s[1:]
+	case strings.HasPrefix(s, "-") && (!strings.HasPrefix(s, "-----") || strings.HasPrefix(s, "------")):
+		s = s[1:]
+	}
+	s = strings.TrimLeft(s, " \t\"'`")
+	for {
+		t := strings.TrimRight(s, " \t\r\"'`,;+")
+		t = strings.TrimSuffix(t, `\n`)
+		t = strings.TrimSuffix(t, `\r`)
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+func isBase64(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isPEMHeader reports whether s is an RFC 1421 encapsulated header such as
+// "Proc-Type: 4,ENCRYPTED" or "DEK-Info: AES-128-CBC,...".
+func isPEMHeader(s string) bool {
+	i := strings.IndexByte(s, ':')
+	if i <= 0 {
+		return false
+	}
+	for k := 0; k < i; k++ {
+		c := s[k]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func indexByteFrom(s string, from int, c byte) int {
+	if i := strings.IndexByte(s[from:], c); i >= 0 {
+		return from + i
+	}
+	return len(s)
+}
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII prefix,
+// ignoring ASCII case.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFold returns the index of the lower-case ASCII needle in s, ignoring
+// ASCII case, or -1.
+func indexFold(s, needle string) int {
+	for i := 0; i+len(needle) <= len(s); i++ {
+		if hasPrefixFold(s[i:], needle) {
+			return i
+		}
+	}
+	return -1
+}
+
+func containsFold(s, needle string) bool { return indexFold(s, needle) >= 0 }

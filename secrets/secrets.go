@@ -1,0 +1,526 @@
+// Package secrets finds and redacts secrets in text before gitmemory stores
+// it: commit messages and unified-diff text.
+//
+// Detection combines three sources:
+//
+//   - gitleaks' maintained rule set (github.com/zricethezav/gitleaks/v8, the
+//     default configuration that `gitleaks detect` uses, run through its
+//     detect.Detector), which names the secret: "aws-access-token",
+//     "github-pat", "private-key", "generic-api-key", ...;
+//   - a PEM scanner that redacts every "-----BEGIN ... PRIVATE KEY-----"
+//     block from its header through its footer, also when the block is cut
+//     off by a hunk boundary or every line carries a diff prefix;
+//   - a high-entropy check for random tokens no rule names (see entropy.go),
+//     reported as "high-entropy".
+//
+// Every finding is replaced by "[REDACTED:<rule-id>]". For gitleaks findings
+// the secret value (Finding.Secret) is replaced wherever it occurs in the
+// text; for multi-line findings (private keys) the whole match is.
+//
+// For speed, most gitleaks rules run only on the lines around occurrences of
+// literals their regular expressions require (see window.go); the result is
+// exactly what running gitleaks' DetectString on the whole text gives, at a
+// small fraction of the cost.
+//
+// A Scanner is safe for concurrent use by several goroutines: after New it
+// only reads its detectors, whose compiled regular expressions and keyword
+// tries are themselves safe for concurrent use.
+package secrets
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
+	"github.com/zricethezav/gitleaks/v8/report"
+)
+
+// Scanner finds and redacts secrets. It is safe for concurrent use by
+// several goroutines; create one with New and share it.
+type Scanner struct {
+	// all holds every rule. It scans texts containing a rune whose case
+	// folding reaches ASCII (see window.go), where the windowing
+	// argument does not hold.
+	all *detect.Detector
+	// full holds the rules that cannot be windowed; it scans the whole
+	// text, and only when one of fullKeywords occurs (or always, if
+	// fullAlways).
+	full       *detect.Detector
+	fullAlways bool
+	// win holds one single-rule detector per windowable rule.
+	win []winRule
+	// lits finds the literals of the windowed rules and the keywords of
+	// the full rules in ASCII-lower-cased text.
+	lits *litMatcher
+}
+
+type winRule struct {
+	det   *detect.Detector
+	maxNL int // see ruleShape
+	maxW  int
+}
+
+var (
+	configOnce sync.Once
+	baseConfig config.Config
+	configErr  error
+)
+
+// loadConfig builds gitleaks' default configuration once. It does what
+// detect.NewDetectorDefaultConfig does, but with a private viper instance
+// instead of the process-global one, so it neither clobbers an
+// application's viper settings nor races with other callers.
+func loadConfig() (config.Config, error) {
+	configOnce.Do(func() {
+		// gitleaks logs through a package-level zerolog logger that
+		// writes to stderr; silence it so a CLI's output stays clean.
+		logging.Logger = zerolog.Nop()
+
+		v := viper.New()
+		v.SetConfigType("toml")
+		if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+			configErr = err
+			return
+		}
+		var vc config.ViperConfig
+		if err := v.Unmarshal(&vc); err != nil {
+			configErr = err
+			return
+		}
+		baseConfig, configErr = vc.Translate()
+	})
+	return baseConfig, configErr
+}
+
+// subConfig returns cfg restricted to the given rules.
+func subConfig(cfg config.Config, rules []config.Rule) config.Config {
+	sub := config.Config{
+		Title:       cfg.Title,
+		Description: cfg.Description,
+		Rules:       make(map[string]config.Rule, len(rules)),
+		Keywords:    make(map[string]struct{}),
+		Allowlists:  cfg.Allowlists,
+	}
+	for _, r := range rules {
+		sub.Rules[r.RuleID] = r
+		sub.OrderedRules = append(sub.OrderedRules, r.RuleID)
+		for _, k := range r.Keywords {
+			sub.Keywords[strings.ToLower(k)] = struct{}{}
+		}
+	}
+	return sub
+}
+
+// New returns a Scanner using gitleaks' default rules. The first call parses
+// and compiles gitleaks' configuration (tens of milliseconds); later calls
+// reuse it.
+func New() (*Scanner, error) {
+	cfg, err := loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	s := &Scanner{all: detect.NewDetector(cfg)}
+
+	ids := slices.Sorted(func(yield func(string) bool) {
+		for id := range cfg.Rules {
+			if !yield(id) {
+				return
+			}
+		}
+	})
+	// Rules referenced by composite rules must stay with them.
+	required := map[string]bool{}
+	for _, id := range ids {
+		for _, rr := range cfg.Rules[id].RequiredRules {
+			required[rr.RuleID] = true
+		}
+	}
+	var fullRules []config.Rule
+	var fullKeywords []string
+	mb := newLitMatcherBuilder()
+	for _, id := range ids {
+		r := cfg.Rules[id]
+		if r.Regex != nil && r.Path == nil && len(r.RequiredRules) == 0 &&
+			!required[id] && !r.SkipReport && len(r.Keywords) > 0 {
+			if sh, ok := analyzeRegexp(r.Regex.String(), r.Keywords); ok && sh.windowable(r.Keywords) {
+				idx := len(s.win)
+				s.win = append(s.win, winRule{
+					det:   detect.NewDetector(subConfig(cfg, []config.Rule{r})),
+					maxNL: sh.maxNL,
+					maxW:  sh.maxW,
+				})
+				for _, l := range sh.lits {
+					mb.add(l, int32(idx))
+				}
+				continue
+			}
+		}
+		fullRules = append(fullRules, r)
+		if len(r.Keywords) == 0 {
+			// Path-only rules never fire without a file path,
+			// which Redact does not pass; any other rule
+			// without keywords runs on every text.
+			if r.Regex != nil || len(r.RequiredRules) > 0 {
+				s.fullAlways = true
+			}
+			continue
+		}
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			if len(k) < minLitLen || !isASCII(k) {
+				s.fullAlways = true
+			}
+			fullKeywords = append(fullKeywords, k)
+		}
+	}
+	if len(fullRules) > 0 {
+		s.full = detect.NewDetector(subConfig(cfg, fullRules))
+		for _, k := range fullKeywords {
+			if len(k) >= minLitLen {
+				mb.add(k, triggerFull)
+			}
+		}
+	}
+	s.lits = mb.build()
+	return s, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// span is a byte range of the text to redact.
+type span struct {
+	start, end int
+	rule       string
+}
+
+// Redact returns text with every finding replaced by "[REDACTED:<rule-id>]"
+// and the rule ids found, one per redacted span, in text order.
+//
+// Redact is idempotent: redacting its output again finds nothing new. To
+// get there it rescans its own output when it redacted something (a marker
+// can complete a match that was not there before) and repeats until nothing
+// new is found; ids from such later passes are appended.
+func (s *Scanner) Redact(text string) (string, []string) {
+	var ids []string
+	for pass := 0; pass < maxPasses; pass++ {
+		spans := s.spans(text)
+		spans = dropMarkerOnly(text, spans)
+		if len(spans) == 0 {
+			break
+		}
+		var newIDs []string
+		text, newIDs = apply(text, spans)
+		ids = append(ids, newIDs...)
+	}
+	return text, ids
+}
+
+// maxPasses bounds the rescans of Redact. Each pass that changes the text
+// replaces at least one byte that is not part of a marker by a marker, so
+// the loop ends long before this in practice.
+const maxPasses = 8
+
+// RedactBytes is Redact for a byte slice. It returns a new slice.
+func (s *Scanner) RedactBytes(b []byte) ([]byte, []string) {
+	out, ids := s.Redact(string(b))
+	return []byte(out), ids
+}
+
+// spans returns the unmerged spans to redact in text.
+func (s *Scanner) spans(text string) []span {
+	var out []span
+	for _, f := range s.findings(text) {
+		out = appendFindingSpans(text, f, out)
+	}
+	out = privateKeySpans(text, out)
+	out = highEntropySpans(text, out)
+	return out
+}
+
+// appendFindingSpans appends a span for every occurrence in text of the
+// finding's secret (or of its whole match, for multi-line secrets such as
+// private keys).
+func appendFindingSpans(text string, f report.Finding, out []span) []span {
+	target := f.Secret
+	if strings.Contains(f.Match, "\n") && (strings.Contains(target, "\n") || f.RuleID == "private-key") {
+		target = f.Match
+	}
+	if target == "" || !strings.Contains(text, target) {
+		// The secret is not verbatim in the text (gitleaks trims
+		// newlines off matches); fall back to the match.
+		target = strings.Trim(f.Match, "\n")
+	}
+	if target == "" {
+		return out
+	}
+	for off := 0; ; {
+		i := strings.Index(text[off:], target)
+		if i < 0 {
+			break
+		}
+		out = append(out, span{start: off + i, end: off + i + len(target), rule: f.RuleID})
+		off += i + len(target)
+	}
+	return out
+}
+
+// findings runs the gitleaks rules over text.
+func (s *Scanner) findings(text string) []report.Finding {
+	if hasFoldRune(text) {
+		return s.all.DetectString(text)
+	}
+	buf := getBuffers(len(text))
+	defer putBuffers(buf)
+	lower := buf.lower[:len(text)]
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	lines := newLineIndex(text, buf.nl[:0])
+	buf.nl = lines.nl
+
+	wins := buf.wins[:0]
+	runFull := s.fullAlways
+	s.lits.find(lower, func(pos, n int, rules []int32) {
+		for _, r := range rules {
+			if r == triggerFull {
+				runFull = true
+				continue
+			}
+			wr := &s.win[r]
+			a, b := wr.window(lines, pos, n)
+			wins = append(wins, window{rule: r, start: a, end: b})
+		}
+	})
+	buf.wins = wins
+
+	var out []report.Finding
+	if runFull && s.full != nil {
+		out = append(out, s.full.DetectString(text)...)
+	}
+	if len(wins) == 0 {
+		return out
+	}
+	slices.SortFunc(wins, func(x, y window) int {
+		if x.rule != y.rule {
+			return int(x.rule - y.rule)
+		}
+		return x.start - y.start
+	})
+	// Merge the windows of each rule into regions and scan them.
+	for i := 0; i < len(wins); {
+		cur := wins[i]
+		j := i + 1
+		for j < len(wins) && wins[j].rule == cur.rule && wins[j].start < cur.end {
+			cur.end = max(cur.end, wins[j].end)
+			j++
+		}
+		base := lines.line(cur.start)
+		for _, f := range s.win[cur.rule].det.DetectString(text[cur.start:cur.end]) {
+			// Make line numbers absolute, as a whole-text scan
+			// reports them (the region starts on line base).
+			f.StartLine += base
+			f.EndLine += base
+			out = append(out, f)
+		}
+		i = j
+	}
+	return dedupGeneric(out)
+}
+
+// dedupGeneric drops a generic-rule finding when a specific rule found a
+// secret containing it on the same line. gitleaks does the same within one
+// DetectString call; the windowed scan spreads rules over several calls.
+func dedupGeneric(fs []report.Finding) []report.Finding {
+	out := make([]report.Finding, 0, len(fs))
+	for i, f := range fs {
+		keep := true
+		if strings.Contains(strings.ToLower(f.RuleID), "generic") {
+			for j, g := range fs {
+				if i != j && f.StartLine == g.StartLine && f.RuleID != g.RuleID &&
+					strings.Contains(g.Secret, f.Secret) &&
+					!strings.Contains(strings.ToLower(g.RuleID), "generic") {
+					keep = false
+					break
+				}
+			}
+		}
+		if keep {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hasFoldRune reports whether text contains a rune that case-folds or
+// lower-cases to an ASCII letter: U+017F (ſ), U+0130 (İ), U+212A (K).
+func hasFoldRune(text string) bool {
+	return strings.Contains(text, "\u017f") || strings.Contains(text, "\u0130") ||
+		strings.Contains(text, "\u212a")
+}
+
+// buffers are per-call scratch space, pooled to keep Redact allocation-light.
+type buffers struct {
+	lower []byte
+	nl    []int
+	wins  []window
+}
+
+var bufPool = sync.Pool{New: func() any { return new(buffers) }}
+
+func getBuffers(n int) *buffers {
+	b := bufPool.Get().(*buffers)
+	if cap(b.lower) < n {
+		b.lower = make([]byte, n)
+	}
+	return b
+}
+
+func putBuffers(b *buffers) {
+	if cap(b.lower) > 1<<20 {
+		b.lower = nil // do not pin huge buffers
+	}
+	if cap(b.nl) > 1<<16 {
+		b.nl = nil
+	}
+	if cap(b.wins) > 1<<14 {
+		b.wins = nil
+	}
+	bufPool.Put(b)
+}
+
+// apply merges overlapping spans and replaces each merged span by a marker.
+// It returns the new text and one rule id per marker, in text order.
+func apply(text string, spans []span) (string, []string) {
+	slices.SortFunc(spans, func(x, y span) int {
+		if x.start != y.start {
+			return x.start - y.start
+		}
+		return y.end - x.end
+	})
+	var (
+		b    strings.Builder
+		ids  []string
+		last int
+	)
+	b.Grow(len(text))
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		j := i + 1
+		for j < len(spans) && spans[j].start < cur.end {
+			if spans[j].end > cur.end {
+				cur.end = spans[j].end
+			}
+			if rulePriority(spans[j].rule) > rulePriority(cur.rule) {
+				cur.rule = spans[j].rule
+			}
+			j++
+		}
+		b.WriteString(text[last:cur.start])
+		b.WriteString(markerPrefix)
+		b.WriteString(cur.rule)
+		b.WriteByte(']')
+		ids = append(ids, cur.rule)
+		last = cur.end
+		i = j
+	}
+	b.WriteString(text[last:])
+	return b.String(), ids
+}
+
+// rulePriority decides which rule names a merged span: a specific gitleaks
+// rule over gitleaks' generic rule over the entropy check.
+func rulePriority(rule string) int {
+	switch {
+	case rule == highEntropyID:
+		return 0
+	case strings.Contains(rule, "generic"):
+		return 1
+	}
+	return 2
+}
+
+const markerPrefix = "[REDACTED:"
+
+// markerRanges returns the byte ranges of "[REDACTED:<rule-id>]" markers in
+// text.
+func markerRanges(text string) [][2]int {
+	var out [][2]int
+	for off := 0; ; {
+		i := strings.Index(text[off:], markerPrefix)
+		if i < 0 {
+			return out
+		}
+		start := off + i
+		k := start + len(markerPrefix)
+		for k < len(text) && isRuleIDByte(text[k]) {
+			k++
+		}
+		if k < len(text) && text[k] == ']' && k > start+len(markerPrefix) {
+			out = append(out, [2]int{start, k + 1})
+			off = k + 1
+		} else {
+			off = start + 1
+		}
+	}
+}
+
+func isRuleIDByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '_' || c == '.'
+}
+
+// dropMarkerOnly removes spans that cover nothing but existing markers, so
+// that redacted text is left alone when scanned again.
+func dropMarkerOnly(text string, spans []span) []span {
+	if len(spans) == 0 || !strings.Contains(text, markerPrefix) {
+		return spans
+	}
+	markers := markerRanges(text)
+	if len(markers) == 0 {
+		return spans
+	}
+	out := spans[:0]
+	for _, sp := range spans {
+		if !coveredByMarkers(sp, markers) {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// coveredByMarkers reports whether every byte of sp lies in a marker.
+func coveredByMarkers(sp span, markers [][2]int) bool {
+	pos := sp.start
+	i, _ := slices.BinarySearchFunc(markers, pos, func(m [2]int, p int) int {
+		if m[1] <= p {
+			return -1
+		}
+		if m[0] > p {
+			return 1
+		}
+		return 0
+	})
+	for ; i < len(markers) && pos < sp.end; i++ {
+		if markers[i][0] > pos {
+			return false
+		}
+		pos = max(pos, markers[i][1])
+	}
+	return pos >= sp.end
+}

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Blob codecs. Small blobs are stored raw: compressing them costs more
+// than it saves.
+const (
+	codecRaw  = 0
+	codecZstd = 1
+)
+
+const compressAbove = 128
+
+var (
+	encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+)
+
+// Execer is satisfied by *sql.DB and *sql.Tx.
+type Execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// Querier is satisfied by *sql.DB and *sql.Tx.
+type Querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// PutBlob stores data under key, replacing any previous value.
+func PutBlob(ctx context.Context, ex Execer, key string, data []byte) error {
+	codec, stored := codecRaw, data
+	if len(data) > compressAbove {
+		codec, stored = codecZstd, encoder.EncodeAll(data, make([]byte, 0, len(data)/3))
+	}
+	_, err := ex.ExecContext(ctx, `INSERT OR REPLACE INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`,
+		key, codec, len(data), stored)
+	if err != nil {
+		return fmt.Errorf("put blob %s: %w", key, err)
+	}
+	return nil
+}
+
+// GetBlob returns the blob stored under key, or ErrNotFound.
+func GetBlob(ctx context.Context, q Querier, key string) ([]byte, error) {
+	var codec, size int
+	var data []byte
+	err := q.QueryRowContext(ctx, `SELECT codec, size, data FROM blobs WHERE key = ?`, key).Scan(&codec, &size, &data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("blob %s: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get blob %s: %w", key, err)
+	}
+	if codec == codecRaw {
+		return data, nil
+	}
+	out, err := decoder.DecodeAll(data, make([]byte, 0, size))
+	if err != nil {
+		return nil, fmt.Errorf("decode blob %s: %w", key, err)
+	}
+	return out, nil
+}
+
+// MessageKey and DiffKey name the blobs of a commit's full message and of
+// the diff text of its seq-th file change.
+func MessageKey(hash string) string { return "msg:" + hash }
+
+// RawMessageKey names the original bytes of a message that was not UTF-8.
+func RawMessageKey(hash string) string { return "rawmsg:" + hash }
+
+// DiffKey names the unified diff text of a commit's seq-th file change.
+func DiffKey(hash string, seq int) string { return fmt.Sprintf("diff:%s:%d", hash, seq) }

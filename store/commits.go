@@ -1,0 +1,299 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gitmemory/gitmemory/model"
+)
+
+// InsertCommit writes a commit, its parents, file changes, hunks, issue
+// references and blobs. It is idempotent: a commit already stored is left
+// as it is (and revived if it had been marked rewritten), so re-processing
+// after a crash never duplicates anything.
+func InsertCommit(ctx context.Context, tx *sql.Tx, c *model.Commit, branch string, now time.Time) error {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM commits WHERE hash = ?`, c.Hash).Scan(&id)
+	if err == nil {
+		_, err = tx.ExecContext(ctx, `UPDATE commits SET rewritten = 0 WHERE id = ? AND rewritten = 1`, id)
+		return err
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("look up commit %s: %w", c.Hash, err)
+	}
+	files, ins, del := c.Totals()
+	_, offA := c.Author.When.Zone()
+	_, offC := c.Committer.When.Zone()
+	res, err := tx.ExecContext(ctx, `INSERT INTO commits(hash, author_name, author_email, author_time, author_tz,
+		committer_name, committer_email, committer_time, committer_tz, subject, is_merge, shallow,
+		files_changed, insertions, deletions, redactions, message_repaired, branch, indexed_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		c.Hash, c.Author.Name, c.Author.Email, c.Author.When.Unix(), offA,
+		c.Committer.Name, c.Committer.Email, c.Committer.When.Unix(), offC,
+		c.Subject(), c.IsMerge, c.Shallow, files, ins, del, c.Redactions, c.RawMessage != nil, branch, now.Unix())
+	if err != nil {
+		return fmt.Errorf("insert commit %s: %w", c.Hash, err)
+	}
+	if id, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	for i, p := range c.Parents {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO commit_parents VALUES (?,?,?)`, id, i, p); err != nil {
+			return fmt.Errorf("insert parent of %s: %w", c.Hash, err)
+		}
+	}
+	if err := insertChanges(ctx, tx, id, c); err != nil {
+		return err
+	}
+	for i, r := range c.IssueRefs {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO issue_refs VALUES (?,?,?,?,?,?,?)`,
+			id, r.Key, i, r.Kind, string(r.Action), r.Raw, r.URL); err != nil {
+			return fmt.Errorf("insert issue ref of %s: %w", c.Hash, err)
+		}
+	}
+	if err := PutBlob(ctx, tx, MessageKey(c.Hash), []byte(c.Message)); err != nil {
+		return err
+	}
+	if c.RawMessage != nil {
+		return PutBlob(ctx, tx, RawMessageKey(c.Hash), c.RawMessage)
+	}
+	return nil
+}
+
+func insertChanges(ctx context.Context, tx *sql.Tx, id int64, c *model.Commit) error {
+	for seq, fc := range c.Changes {
+		_, err := tx.ExecContext(ctx, `INSERT INTO file_changes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			id, seq, fc.Path, fc.OldPath, string(fc.Status), fc.Language, fc.Binary, string(fc.Skipped),
+			fc.Insertions, fc.Deletions, fc.OldBlob, fc.NewBlob, fc.Similarity)
+		if err != nil {
+			return fmt.Errorf("insert change %s of %s: %w", fc.Path, c.Hash, err)
+		}
+		for i, h := range fc.Hunks {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO hunks VALUES (?,?,?,?,?,?,?)`,
+				id, seq, i, h.OldStart, h.OldLines, h.NewStart, h.NewLines); err != nil {
+				return fmt.Errorf("insert hunk of %s: %w", c.Hash, err)
+			}
+		}
+		if len(fc.Hunks) > 0 {
+			if err := PutBlob(ctx, tx, DiffKey(c.Hash, seq), []byte(FormatHunks(fc.Hunks))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// FormatHunks renders hunks as the body of a unified diff, with git's
+// "@@ -a,b +c,d @@" headers.
+func FormatHunks(hunks []model.Hunk) string {
+	var b strings.Builder
+	for _, h := range hunks {
+		fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(h.OldStart, h.OldLines), hunkRange(h.NewStart, h.NewLines))
+		b.WriteString(h.Text)
+	}
+	return b.String()
+}
+
+func hunkRange(start, n int) string {
+	if n == 1 {
+		return fmt.Sprint(start)
+	}
+	return fmt.Sprintf("%d,%d", start, n)
+}
+
+// ParseHunks reads hunks back from FormatHunks' output.
+func ParseHunks(text string) []model.Hunk {
+	var hunks []model.Hunk
+	for len(text) > 0 {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		if strings.HasPrefix(line, "@@ ") {
+			var h model.Hunk
+			h.OldStart, h.OldLines, h.NewStart, h.NewLines = parseHeader(line)
+			hunks = append(hunks, h)
+			continue
+		}
+		if len(hunks) > 0 {
+			hunks[len(hunks)-1].Text += line + "\n"
+		}
+	}
+	return hunks
+}
+
+func parseHeader(line string) (os, ol, ns, nl int) {
+	var a, b string
+	fmt.Sscanf(line, "@@ -%s +%s @@", &a, &b)
+	os, ol = parseRange(a)
+	ns, nl = parseRange(b)
+	return
+}
+
+func parseRange(r string) (start, n int) {
+	n = 1
+	if s, c, ok := strings.Cut(r, ","); ok {
+		fmt.Sscan(s, &start)
+		fmt.Sscan(c, &n)
+		return start, n
+	}
+	fmt.Sscan(r, &start)
+	return start, n
+}
+
+// CommitInfo is a stored commit's metadata row.
+type CommitInfo struct {
+	ID              int64
+	Hash            string
+	Parents         []string
+	Author          model.Signature
+	Committer       model.Signature
+	Subject         string
+	IsMerge         bool
+	Shallow         bool
+	Files           int
+	Insertions      int
+	Deletions       int
+	Redactions      int
+	MessageRepaired bool
+	Branch          string
+	Rewritten       bool
+}
+
+// GetCommit loads a stored commit with its file changes, hunks (with text),
+// issue references and full message. It returns ErrNotFound for a hash that
+// is not stored.
+func (s *Store) GetCommit(ctx context.Context, hash string) (*model.Commit, *CommitInfo, error) {
+	info, err := s.commitInfo(ctx, hash)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &model.Commit{Hash: info.Hash, Parents: info.Parents, Author: info.Author, Committer: info.Committer,
+		IsMerge: info.IsMerge, Shallow: info.Shallow, Redactions: info.Redactions}
+	msg, err := GetBlob(ctx, s.DB, MessageKey(hash))
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Message = string(msg)
+	if info.MessageRepaired {
+		if c.RawMessage, err = GetBlob(ctx, s.DB, RawMessageKey(hash)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if c.Changes, err = s.changes(ctx, info.ID, hash); err != nil {
+		return nil, nil, err
+	}
+	if c.IssueRefs, err = s.issueRefs(ctx, info.ID); err != nil {
+		return nil, nil, err
+	}
+	return c, info, nil
+}
+
+func (s *Store) commitInfo(ctx context.Context, hash string) (*CommitInfo, error) {
+	var in CommitInfo
+	var at, ct int64
+	var atz, ctz int
+	err := s.DB.QueryRowContext(ctx, `SELECT id, hash, author_name, author_email, author_time, author_tz,
+		committer_name, committer_email, committer_time, committer_tz, subject, is_merge, shallow,
+		files_changed, insertions, deletions, redactions, message_repaired, branch, rewritten
+		FROM commits WHERE hash = ?`, hash).Scan(&in.ID, &in.Hash, &in.Author.Name, &in.Author.Email, &at, &atz,
+		&in.Committer.Name, &in.Committer.Email, &ct, &ctz, &in.Subject, &in.IsMerge, &in.Shallow,
+		&in.Files, &in.Insertions, &in.Deletions, &in.Redactions, &in.MessageRepaired, &in.Branch, &in.Rewritten)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("commit %s: %w", hash, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load commit %s: %w", hash, err)
+	}
+	in.Author.When = time.Unix(at, 0).In(zone(atz))
+	in.Committer.When = time.Unix(ct, 0).In(zone(ctz))
+	rows, err := s.DB.QueryContext(ctx, `SELECT parent_hash FROM commit_parents WHERE commit_id = ? ORDER BY idx`, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		in.Parents = append(in.Parents, p)
+	}
+	return &in, rows.Err()
+}
+
+func zone(offset int) *time.Location {
+	if offset == 0 {
+		return time.UTC
+	}
+	return time.FixedZone("", offset)
+}
+
+func (s *Store) changes(ctx context.Context, id int64, hash string) ([]model.FileChange, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT seq, path, old_path, status, language, binary, skipped,
+		insertions, deletions, old_blob, new_blob, similarity FROM file_changes WHERE commit_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []model.FileChange
+	for rows.Next() {
+		var fc model.FileChange
+		var seq int
+		var status, skipped string
+		if err := rows.Scan(&seq, &fc.Path, &fc.OldPath, &status, &fc.Language, &fc.Binary, &skipped,
+			&fc.Insertions, &fc.Deletions, &fc.OldBlob, &fc.NewBlob, &fc.Similarity); err != nil {
+			return nil, err
+		}
+		fc.Status, fc.Skipped = model.ChangeStatus(status), model.SkipReason(skipped)
+		out = append(out, fc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for seq := range out {
+		text, err := GetBlob(ctx, s.DB, DiffKey(hash, seq))
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[seq].Hunks = ParseHunks(string(text))
+	}
+	return out, nil
+}
+
+func (s *Store) issueRefs(ctx context.Context, id int64) ([]model.IssueRef, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT key, kind, action, raw, url FROM issue_refs WHERE commit_id = ? ORDER BY ord`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []model.IssueRef
+	for rows.Next() {
+		var r model.IssueRef
+		var action string
+		if err := rows.Scan(&r.Key, &r.Kind, &action, &r.Raw, &r.URL); err != nil {
+			return nil, err
+		}
+		r.Action = model.IssueAction(action)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// DeleteCommit removes a commit and everything stored about it: rows in
+// every table (by cascade) and its message and diff blobs.
+func DeleteCommit(ctx context.Context, tx *sql.Tx, hash string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE key IN (?, ?) OR (key >= ? AND key < ?)`,
+		MessageKey(hash), RawMessageKey(hash), "diff:"+hash+":", "diff:"+hash+";"); err != nil {
+		return fmt.Errorf("delete blobs of %s: %w", hash, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM commits WHERE hash = ?`, hash); err != nil {
+		return fmt.Errorf("delete commit %s: %w", hash, err)
+	}
+	return nil
+}

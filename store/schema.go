@@ -1,0 +1,154 @@
+package store
+
+// migrations are applied in order, each once, inside a transaction; the
+// version reached is recorded in schema_migrations. Never edit a released
+// migration: append a new one.
+var migrations = []string{
+	// 1: repository, commits, changes, refs, issues, sync state, queue, blobs.
+	`
+CREATE TABLE repository (
+	id                INTEGER PRIMARY KEY CHECK (id = 1),
+	name              TEXT NOT NULL,
+	path              TEXT NOT NULL,
+	remote_url        TEXT NOT NULL DEFAULT '',
+	default_branch    TEXT NOT NULL DEFAULT '',
+	branch_mode       TEXT NOT NULL DEFAULT 'default',
+	branches          TEXT NOT NULL DEFAULT '',
+	keep_days         INTEGER NOT NULL DEFAULT 0,
+	keep_commits      INTEGER NOT NULL DEFAULT 0,
+	bare              INTEGER NOT NULL DEFAULT 0,
+	shallow           INTEGER NOT NULL DEFAULT 0,
+	created_at        INTEGER NOT NULL,
+	last_synced_at    INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE commits (
+	id               INTEGER PRIMARY KEY,
+	hash             TEXT NOT NULL UNIQUE,
+	author_name      TEXT NOT NULL,
+	author_email     TEXT NOT NULL,
+	author_time      INTEGER NOT NULL,
+	author_tz        INTEGER NOT NULL,
+	committer_name   TEXT NOT NULL,
+	committer_email  TEXT NOT NULL,
+	committer_time   INTEGER NOT NULL,
+	committer_tz     INTEGER NOT NULL,
+	subject          TEXT NOT NULL,
+	is_merge         INTEGER NOT NULL,
+	shallow          INTEGER NOT NULL DEFAULT 0,
+	files_changed    INTEGER NOT NULL,
+	insertions       INTEGER NOT NULL,
+	deletions        INTEGER NOT NULL,
+	redactions       INTEGER NOT NULL DEFAULT 0,
+	message_repaired INTEGER NOT NULL DEFAULT 0,
+	branch           TEXT NOT NULL DEFAULT '',
+	rewritten        INTEGER NOT NULL DEFAULT 0,
+	indexed_at       INTEGER NOT NULL
+);
+CREATE INDEX commits_committer_time ON commits(committer_time);
+CREATE INDEX commits_rewritten ON commits(rewritten) WHERE rewritten = 1;
+
+CREATE TABLE commit_parents (
+	commit_id   INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
+	idx         INTEGER NOT NULL,
+	parent_hash TEXT NOT NULL,
+	PRIMARY KEY (commit_id, idx)
+) WITHOUT ROWID;
+CREATE INDEX commit_parents_parent ON commit_parents(parent_hash);
+
+CREATE TABLE file_changes (
+	commit_id  INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
+	seq        INTEGER NOT NULL,
+	path       TEXT NOT NULL,
+	old_path   TEXT NOT NULL DEFAULT '',
+	status     TEXT NOT NULL,
+	language   TEXT NOT NULL DEFAULT '',
+	binary     INTEGER NOT NULL DEFAULT 0,
+	skipped    TEXT NOT NULL DEFAULT '',
+	insertions INTEGER NOT NULL,
+	deletions  INTEGER NOT NULL,
+	old_blob   TEXT NOT NULL DEFAULT '',
+	new_blob   TEXT NOT NULL DEFAULT '',
+	similarity INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (commit_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX file_changes_path ON file_changes(path);
+CREATE INDEX file_changes_old_path ON file_changes(old_path) WHERE old_path != '';
+
+CREATE TABLE hunks (
+	commit_id INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
+	seq       INTEGER NOT NULL,
+	idx       INTEGER NOT NULL,
+	old_start INTEGER NOT NULL,
+	old_lines INTEGER NOT NULL,
+	new_start INTEGER NOT NULL,
+	new_lines INTEGER NOT NULL,
+	PRIMARY KEY (commit_id, seq, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE issue_refs (
+	commit_id INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
+	key       TEXT NOT NULL,
+	ord       INTEGER NOT NULL,
+	kind      TEXT NOT NULL,
+	action    TEXT NOT NULL,
+	raw       TEXT NOT NULL,
+	url       TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (commit_id, key)
+) WITHOUT ROWID;
+CREATE INDEX issue_refs_key ON issue_refs(key);
+
+CREATE TABLE refs (
+	name   TEXT PRIMARY KEY,
+	kind   TEXT NOT NULL,
+	target TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX refs_target ON refs(target);
+
+-- pruned keeps the hashes of commits that a retention policy deleted, so
+-- that a later sync does not index them again. Nothing else of them is kept.
+CREATE TABLE pruned (
+	hash TEXT PRIMARY KEY
+) WITHOUT ROWID;
+
+-- blobs holds full messages and diff text, compressed. Keys are
+-- deterministic ("msg:<hash>", "diff:<hash>:<seq>") so writes are idempotent.
+CREATE TABLE blobs (
+	key   TEXT PRIMARY KEY,
+	codec INTEGER NOT NULL,
+	size  INTEGER NOT NULL,
+	data  BLOB NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE sync_state (
+	branch     TEXT PRIMARY KEY,
+	last_head  TEXT NOT NULL DEFAULT '',
+	updated_at INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+
+CREATE TABLE sync_runs (
+	id          INTEGER PRIMARY KEY,
+	started_at  INTEGER NOT NULL,
+	finished_at INTEGER NOT NULL DEFAULT 0,
+	indexed     INTEGER NOT NULL DEFAULT 0,
+	failed      INTEGER NOT NULL DEFAULT 0,
+	rewritten   INTEGER NOT NULL DEFAULT 0,
+	pruned      INTEGER NOT NULL DEFAULT 0,
+	redactions  INTEGER NOT NULL DEFAULT 0,
+	error       TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE queue (
+	commit_hash     TEXT PRIMARY KEY,
+	branch          TEXT NOT NULL DEFAULT '',
+	priority        INTEGER NOT NULL DEFAULT 0,
+	seq             INTEGER NOT NULL,
+	status          TEXT NOT NULL DEFAULT 'pending',
+	attempts        INTEGER NOT NULL DEFAULT 0,
+	last_error      TEXT NOT NULL DEFAULT '',
+	enqueued_at     INTEGER NOT NULL,
+	next_attempt_at INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX queue_ready ON queue(status, priority DESC, seq);
+`,
+}
