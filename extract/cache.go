@@ -37,10 +37,11 @@ func (c *byteCache) put(h plumbing.Hash, b []byte) {
 
 // treeCache keeps decoded trees by hash. Consecutive commits share almost
 // all their trees, so decoding each once is most of the tree diff's speed.
-// Two generations bound its size without per-entry LRU bookkeeping: when
-// the young map is full it becomes the old one and the old one is dropped.
+// Two generations bound its size (an estimate of bytes) without per-entry
+// LRU bookkeeping: when the young map is full it becomes the old one and
+// the old one is dropped.
 type treeCache struct {
-	max        int
+	max, size  int
 	young, old map[plumbing.Hash]*object.Tree
 }
 
@@ -60,8 +61,20 @@ func (c *treeCache) get(h plumbing.Hash) (*object.Tree, bool) {
 }
 
 func (c *treeCache) put(h plumbing.Hash, t *object.Tree) {
-	if len(c.young) >= c.max {
-		c.old, c.young = c.young, make(map[plumbing.Hash]*object.Tree, c.max)
+	n := treeBytes(t)
+	if c.size+n > c.max {
+		c.old, c.young, c.size = c.young, map[plumbing.Hash]*object.Tree{}, 0
 	}
 	c.young[h] = t
+	c.size += n
+}
+
+// treeBytes estimates a decoded tree's memory: entries (name header, mode,
+// hash) plus names, and the map go-git builds to look entries up by name.
+func treeBytes(t *object.Tree) int {
+	n := 128
+	for i := range t.Entries {
+		n += 96 + len(t.Entries[i].Name)
+	}
+	return n
 }

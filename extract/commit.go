@@ -246,14 +246,11 @@ func (r *Repo) blob(h plumbing.Hash, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
 	defer rd.Close()
-	buf := make([]byte, 0, obj.Size())
-	w := bytes.NewBuffer(buf)
-	if _, err := io.Copy(w, rd); err != nil {
+	// Read into a slice of the exact size: a bytes.Buffer would double its
+	// capacity near the end, and blobs are most of what extraction allocates.
+	data := make([]byte, obj.Size())
+	if _, err := io.ReadFull(rd, data); err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	data := w.Bytes()
-	if data == nil {
-		data = []byte{} // empty, but present: not "too large"
 	}
 	r.blobs.put(h, data)
 	return data, nil

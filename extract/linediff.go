@@ -11,26 +11,29 @@ import (
 
 // This file implements a line diff that reproduces git's default diff
 // output (xdiff's Myers variant with its preprocessing, its cost
-// heuristics, its hunk sliding and the indent heuristic that git enables by
-// default since 2.14), so that hunks and line counts agree with
+// heuristics, its change sliding and the indent heuristic that git enables
+// by default since 2.14), so that hunks and line counts agree with
 // `git diff`/`git log -p` and `--numstat`.
 //
 // The pipeline is:
 //
-//  1. split both files into lines (a line keeps its '\n'; a final line
-//     without one never equals a line with one, as in git);
-//  2. strip the common prefix and suffix;
-//  3. give every line an integer class through a hash table, counting how
-//     often each class occurs in each file;
-//  4. drop from the Myers problem the lines that cannot or should not be
+//  1. find the common prefix and suffix lines by comparing bytes, and split
+//     into lines only what lies between them plus a margin (a line keeps
+//     its '\n', so a final line without one never equals a line with one,
+//     as in git); other lines are split on first use;
+//  2. give every middle line an integer class through a hash table; if the
+//     two middle parts share no line, all of them is changed and the rest
+//     of the files is never looked at; otherwise count how often each
+//     class occurs in each whole file;
+//  3. drop from the Myers problem the lines that cannot or should not be
 //     matched (no occurrence on the other side, or a very frequent line in
-//     the middle of a run of unmatchable lines), exactly like xdiff does;
-//  5. run the linear-space, divide-and-conquer Myers algorithm on the
+//     a run of unmatchable lines), exactly like xdiff does;
+//  4. run the linear-space, divide-and-conquer Myers algorithm on the
 //     remaining class ids, with xdiff's cost cap so that pathological inputs
 //     stay fast (the result then is a valid, possibly non-minimal, diff);
-//  6. slide groups of changes up/down to merge them and to align them
-//     with the indent heuristic;
-//  7. emit unified-diff hunks.
+//  5. slide groups of changes up/down to merge them, to align them with
+//     changes in the other file, or else as the indent heuristic prefers;
+//  6. emit unified-diff hunks.
 
 // Tuning constants of the Myers search (same values as git's xdiff).
 const (
@@ -87,9 +90,7 @@ func DiffLines(old, new []byte, context int) (hunks []model.Hunk, insertions, de
 	if bytes.Equal(old, new) {
 		return nil, 0, 0
 	}
-	if context < 0 {
-		context = 0
-	}
+	context = min(max(context, 0), 1<<30)
 	if context == 0 {
 		old, new = ldTrimCommonTail(old, new)
 	}
@@ -137,15 +138,22 @@ func ldBogoSqrt(n int) int {
 // ldSide is one of the two files being compared.
 type ldSide struct {
 	data []byte
-	off  []int // line i is data[off[i]:off[i+1]]
-	n    int   // number of lines
+	n    int // number of lines
+	// Line offsets are computed for a window of lines [lo, hi) only: line
+	// i is data[off[i-lo]:off[i-lo+1]]. Touching a line outside the window
+	// splits the whole file.
+	lo, hi int
+	off    []int
+	spare  []int // buffer for widening off
 
-	// ids holds each line's class, or -1 for a prefix/suffix line equal to
-	// no line of either middle part. nil when no classification was needed.
-	ids []int32
-	// chg marks changed lines; line i is chg[i+1], chg[0] and chg[n+1] are
-	// always-false sentinels.
-	chg []bool
+	// ids holds the class of line idLo+k at k, for the lines that were in
+	// the window when classifying (-1: a prefix/suffix line equal to no
+	// middle line). Empty when no classification was needed.
+	ids  []int32
+	idLo int
+	// chg marks changed lines with 1; line i is chg[i+1], chg[0] and
+	// chg[n+1] are always-0 sentinels.
+	chg []byte
 	// The reduced sequence handed to Myers: class ids and line indexes of
 	// the middle lines that were kept.
 	rha    []int32
@@ -157,30 +165,87 @@ type ldSide struct {
 
 func (s *ldSide) load(data []byte) {
 	s.data = data
-	off := s.off[:0]
-	for pos := 0; pos < len(data); {
-		off = append(off, pos)
-		j := bytes.IndexByte(data[pos:], '\n')
-		if j < 0 {
-			break
-		}
-		pos += j + 1
-	}
-	s.n = len(off)
-	s.off = append(off, len(data))
-	s.chg = ldGrowBools(s.chg, s.n+2)
-	clear(s.chg)
+	s.n, s.lo, s.hi = 0, 0, 0
+	s.off = s.off[:0]
 	s.ids = s.ids[:0]
 	s.rha = s.rha[:0]
 	s.rindex = s.rindex[:0]
 }
 
-func (s *ldSide) line(i int) []byte { return s.data[s.off[i]:s.off[i+1]] }
+// split computes the offsets of the lines starting at byte pos (the start
+// of line lo): first the lines beginning before byte stop, then up to extra
+// more. It returns the number of lines beginning before stop.
+func (s *ldSide) split(lo, pos, stop, extra int) int {
+	off := s.off[:0]
+	mid := 0
+	for pos < stop || (extra > 0 && pos < len(s.data)) {
+		if pos < stop {
+			mid++
+		} else {
+			extra--
+		}
+		off = append(off, pos)
+		j := bytes.IndexByte(s.data[pos:], '\n')
+		if j < 0 {
+			pos = len(s.data)
+		} else {
+			pos += j + 1
+		}
+	}
+	s.off = append(off, pos)
+	s.lo, s.hi = lo, lo+len(off)
+	return mid
+}
+
+// splitAll widens the line window to the whole file.
+func (s *ldSide) splitAll() {
+	if s.lo == 0 && s.hi == s.n {
+		return
+	}
+	all := s.spare[:0]
+	for pos := 0; pos < s.off[0]; { // lines before the window
+		all = append(all, pos)
+		pos += bytes.IndexByte(s.data[pos:], '\n') + 1
+	}
+	all = append(all, s.off[:len(s.off)-1]...)
+	for pos := s.off[len(s.off)-1]; pos < len(s.data); { // lines after it
+		all = append(all, pos)
+		j := bytes.IndexByte(s.data[pos:], '\n')
+		if j < 0 {
+			pos = len(s.data)
+		} else {
+			pos += j + 1
+		}
+	}
+	all = append(all, len(s.data))
+	s.spare, s.off = s.off, all
+	s.lo, s.hi = 0, len(all)-1
+}
+
+func (s *ldSide) line(i int) []byte {
+	if i < s.lo || i >= s.hi {
+		s.splitAll()
+	}
+	k := i - s.lo
+	return s.data[s.off[k]:s.off[k+1]]
+}
+
+// nextChanged returns the first changed line at or after p, or n.
+func (s *ldSide) nextChanged(p int) int {
+	if p >= s.n {
+		return s.n
+	}
+	if i := bytes.IndexByte(s.chg[p+1:s.n+1], 1); i >= 0 {
+		return p + i
+	}
+	return s.n
+}
 
 // same reports whether lines i and j of this file are equal.
 func (s *ldSide) same(i, j int) bool {
-	if len(s.ids) != 0 {
-		x, y := s.ids[i], s.ids[j]
+	i2, j2 := i-s.idLo, j-s.idLo
+	if uint(i2) < uint(len(s.ids)) && uint(j2) < uint(len(s.ids)) {
+		x, y := s.ids[i2], s.ids[j2]
 		if x != y {
 			return false
 		}
@@ -206,7 +271,10 @@ type ldDiffer struct {
 	kz      int      // index of diagonal 0 in kvf/kvb
 	mxcost  int
 	changes []ldChange
-	text    []byte
+	// Byte offsets in the old file of the first line after the common
+	// prefix and of the first line of the common suffix.
+	preOff, sufOff int
+	text           []byte
 }
 
 var (
@@ -221,7 +289,14 @@ func (d *ldDiffer) release() {
 	clear(d.reps)
 	d.reps = d.reps[:0]
 	d.cnt = d.cnt[:0]
-	if cap(d.text) > 1<<22 || cap(d.a.off) > 1<<20 || cap(d.b.off) > 1<<20 || cap(d.kvf) > 1<<21 {
+	// Do not keep the buffers of very large inputs alive.
+	const maxLines = 1 << 20
+	for _, s := range [2]*ldSide{&d.a, &d.b} {
+		if cap(s.off) > maxLines || cap(s.spare) > maxLines || cap(s.ids) > maxLines || cap(s.chg) > maxLines {
+			return
+		}
+	}
+	if cap(d.text) > 1<<24 || cap(d.kvf) > 2*maxLines || cap(d.slots) > 2*maxLines {
 		return
 	}
 	ldDifferPool.Put(d)
@@ -241,39 +316,38 @@ func ldGrowInt32s(s []int32, n int) []int32 {
 	return s[:n]
 }
 
-func ldGrowBools(s []bool, n int) []bool {
+func ldGrowBytes(s []byte, n int) []byte {
 	if cap(s) < n {
-		return make([]bool, n, n+n/4)
+		return make([]byte, n, n+n/4)
 	}
 	return s[:n]
 }
 
+// ldWindowMargin is how many common lines around the changed middle are
+// split up front; hunk context and change sliding rarely need more.
+const ldWindowMargin = 64
+
+var ldNL = []byte{'\n'}
+
 // run computes the changed lines of both files.
 func (d *ldDiffer) run() {
 	a, b := &d.a, &d.b
-	n1, n2 := a.n, b.n
-
-	// Common prefix and suffix.
-	lim := min(n1, n2)
-	pre := 0
-	for pre < lim && bytes.Equal(a.line(pre), b.line(pre)) {
-		pre++
-	}
-	suf := 0
-	for suf < lim-pre && bytes.Equal(a.line(n1-1-suf), b.line(n2-1-suf)) {
-		suf++
-	}
-	end1, end2 := n1-suf, n2-suf // exclusive ends of the middle parts
+	pre, suf := d.prepare()
+	end1, end2 := a.n-suf, b.n-suf // exclusive ends of the middle parts
+	a.chg = ldGrowBytes(a.chg, a.n+2)
+	clear(a.chg)
+	b.chg = ldGrowBytes(b.chg, b.n+2)
+	clear(b.chg)
 
 	if pre == end1 || pre == end2 || !d.classify(pre, end1, end2) {
 		// Nothing in the middle parts can be matched (pure insertion or
 		// deletion, or no line in common): all of it is changed.
 		a.ids, b.ids = a.ids[:0], b.ids[:0]
 		for i := pre; i < end1; i++ {
-			a.chg[i+1] = true
+			a.chg[i+1] = 1
 		}
 		for i := pre; i < end2; i++ {
-			b.chg[i+1] = true
+			b.chg[i+1] = 1
 		}
 	} else {
 		d.reduce(a, pre, end1, 1)
@@ -283,6 +357,79 @@ func (d *ldDiffer) run() {
 
 	d.compact(a, b)
 	d.compact(b, a)
+}
+
+// prepare counts the lines of the common prefix and suffix, as xdiff trims
+// them (the suffix never overlaps the prefix), sets both line counts, and
+// splits the middle lines plus a margin around them. It works on bytes so
+// that large unchanged regions cost little more than a memory comparison.
+func (d *ldDiffer) prepare() (pre, suf int) {
+	a, b := &d.a, &d.b
+	x, y := a.data, b.data
+
+	p := ldCommonPrefix(x, y)
+	preOff := bytes.LastIndexByte(x[:p], '\n') + 1 // start of line pre
+	pre = bytes.Count(x[:preOff], ldNL)
+
+	// Suffix lines: whole lines inside the common tail of what follows
+	// the prefix, starting at a line start in both files.
+	x2, y2 := x[preOff:], y[preOff:]
+	start := len(x2) // start of the first suffix line in x2
+	if s := ldCommonSuffix(x2, y2); s > 0 {
+		q, qy := len(x2)-s, len(y2)-s
+		suf = bytes.Count(x2[q:len(x2)-1], ldNL)
+		if (q == 0 || x2[q-1] == '\n') && (qy == 0 || y2[qy-1] == '\n') {
+			suf++
+			start = q
+		} else if suf > 0 {
+			start = q + bytes.IndexByte(x2[q:], '\n') + 1
+		}
+	}
+	startY := start + len(y2) - len(x2)
+
+	lo := max(0, pre-ldWindowMargin)
+	loOff := preOff
+	for k := lo; k < pre; k++ {
+		loOff = bytes.LastIndexByte(x[:loOff-1], '\n') + 1
+	}
+	extra := min(suf, ldWindowMargin)
+	d.preOff, d.sufOff = preOff, preOff+start
+	a.n = lo + a.split(lo, loOff, preOff+start, extra) + suf
+	b.n = lo + b.split(lo, loOff, preOff+startY, extra) + suf
+	return pre, suf
+}
+
+// ldCommonPrefix returns the length of the longest common prefix of x and y.
+func ldCommonPrefix(x, y []byte) int {
+	n := min(len(x), len(y))
+	i := 0
+	for i+256 <= n && bytes.Equal(x[i:i+256], y[i:i+256]) {
+		i += 256
+	}
+	for i+16 <= n && bytes.Equal(x[i:i+16], y[i:i+16]) {
+		i += 16
+	}
+	for i < n && x[i] == y[i] {
+		i++
+	}
+	return i
+}
+
+// ldCommonSuffix returns the length of the longest common suffix of x and y.
+func ldCommonSuffix(x, y []byte) int {
+	n := min(len(x), len(y))
+	lx, ly := len(x), len(y)
+	i := 0
+	for i+256 <= n && bytes.Equal(x[lx-i-256:lx-i], y[ly-i-256:ly-i]) {
+		i += 256
+	}
+	for i+16 <= n && bytes.Equal(x[lx-i-16:lx-i], y[ly-i-16:ly-i]) {
+		i += 16
+	}
+	for i < n && x[lx-i-1] == y[ly-i-1] {
+		i++
+	}
+	return i
 }
 
 // classify assigns class ids: middle lines are inserted in the table, the
@@ -303,30 +450,70 @@ func (d *ldDiffer) classify(pre, end1, end2 int) bool {
 		d.slots = d.slots[:size]
 		clear(d.slots)
 	}
-	a.ids = ldGrowInt32s(a.ids, a.n)
-	b.ids = ldGrowInt32s(b.ids, b.n)
+	a.ids, a.idLo = ldGrowInt32s(a.ids, a.hi-a.lo), a.lo
+	b.ids, b.idLo = ldGrowInt32s(b.ids, b.hi-b.lo), b.lo
 
+	// sigs has the signature bit of every middle line: a prefix or suffix
+	// line with another signature cannot be of a middle class and needs no
+	// lookup.
+	var sigs [64]uint64
 	for i := pre; i < end1; i++ {
-		a.ids[i] = d.class(a.line(i), 0, true)
+		l := a.line(i)
+		k := ldSignature(l)
+		sigs[k>>6] |= 1 << (k & 63)
+		a.ids[i-a.lo] = d.class(l, 0, true)
 	}
 	shared := false
 	for i := pre; i < end2; i++ {
-		id := d.class(b.line(i), 1, true)
-		b.ids[i] = id
+		l := b.line(i)
+		k := ldSignature(l)
+		sigs[k>>6] |= 1 << (k & 63)
+		id := d.class(l, 1, true)
+		b.ids[i-b.lo] = id
 		shared = shared || d.cnt[id][0] > 0
 	}
 	if !shared {
 		return false
 	}
-	for i := 0; i < pre; i++ {
-		id := d.class(a.line(i), 2, false)
-		a.ids[i], b.ids[i] = id, id
-	}
-	for i, j := end1, end2; i < a.n; i, j = i+1, j+1 {
-		id := d.class(a.line(i), 2, false)
-		a.ids[i], b.ids[j] = id, id
+
+	// Prefix and suffix lines are the same in both files: scan them once,
+	// in the old file, counting them for both. Those inside the window get
+	// their ids recorded.
+	data := a.data
+	pos, i := 0, 0
+	for _, end := range [2]int{d.preOff, len(data)} {
+		for pos < end {
+			e := end
+			if j := bytes.IndexByte(data[pos:end], '\n'); j >= 0 {
+				e = pos + j + 1
+			}
+			id := int32(-1)
+			if k := ldSignature(data[pos:e]); sigs[k>>6]&(1<<(k&63)) != 0 {
+				id = d.class(data[pos:e], 2, false)
+			}
+			if k := i - a.lo; k >= 0 && k < len(a.ids) {
+				a.ids[k] = id
+			}
+			if i >= end1 { // suffix: line i-end1+end2 of the new file
+				if k := i - end1 + end2 - b.lo; k < len(b.ids) {
+					b.ids[k] = id
+				}
+			} else if k := i - b.lo; k >= 0 {
+				b.ids[k] = id
+			}
+			pos = e
+			i++
+		}
+		pos, i = d.sufOff, end1
 	}
 	return true
+}
+
+// ldSignature is a cheap 12-bit digest of a (non-empty) line: its length
+// and two of its bytes.
+func ldSignature(l []byte) uint {
+	n := uint(len(l))
+	return (n*131 + uint(l[n/2])*31 + uint(l[n/4])) & 4095
 }
 
 // class returns the class of line l and counts one occurrence of it in
@@ -375,7 +562,7 @@ func (d *ldDiffer) reduce(s *ldSide, start, end, other int) {
 	}
 	dis := s.dis[:m]
 	for i := range dis {
-		nm := int(d.cnt[s.ids[start+i]][other])
+		nm := int(d.cnt[s.ids[start+i-s.idLo]][other])
 		switch {
 		case nm == 0:
 			dis[i] = 0
@@ -390,11 +577,11 @@ func (d *ldDiffer) reduce(s *ldSide, start, end, other int) {
 	nr := 0
 	for i := range dis {
 		if dis[i] == 1 || (dis[i] == 2 && !ldCleanMultiMatch(dis, i, 0, m-1)) {
-			rha[nr] = s.ids[start+i]
+			rha[nr] = s.ids[start+i-s.idLo]
 			rindex[nr] = int32(start + i)
 			nr++
 		} else {
-			s.chg[start+i+1] = true
+			s.chg[start+i+1] = 1
 		}
 	}
 	s.rha, s.rindex = rha[:nr], rindex[:nr]
@@ -466,13 +653,13 @@ func (d *ldDiffer) compare(off1, lim1, off2, lim2 int, needMin bool) {
 		}
 		if off1 == lim1 {
 			for ; off2 < lim2; off2++ {
-				d.b.chg[d.b.rindex[off2]+1] = true
+				d.b.chg[d.b.rindex[off2]+1] = 1
 			}
 			return
 		}
 		if off2 == lim2 {
 			for ; off1 < lim1; off1++ {
-				d.a.chg[d.a.rindex[off1]+1] = true
+				d.a.chg[d.a.rindex[off1]+1] = 1
 			}
 			return
 		}
@@ -703,7 +890,15 @@ type ldGroup struct{ start, end int }
 
 func (s *ldSide) groupInit(g *ldGroup) {
 	g.start, g.end = 0, 0
-	for s.chg[g.end+1] {
+	for s.chg[g.end+1] != 0 {
+		g.end++
+	}
+}
+
+// groupAt sets g to the group that begins at line p.
+func (s *ldSide) groupAt(g *ldGroup, p int) {
+	g.start, g.end = p, p
+	for s.chg[g.end+1] != 0 {
 		g.end++
 	}
 }
@@ -714,7 +909,7 @@ func (s *ldSide) groupNext(g *ldGroup) bool {
 	}
 	g.start = g.end + 1
 	g.end = g.start
-	for s.chg[g.end+1] {
+	for s.chg[g.end+1] != 0 {
 		g.end++
 	}
 	return true
@@ -726,7 +921,7 @@ func (s *ldSide) groupPrev(g *ldGroup) bool {
 	}
 	g.end = g.start - 1
 	g.start = g.end
-	for s.chg[g.start] { // line start-1
+	for s.chg[g.start] != 0 { // line start-1
 		g.start--
 	}
 	return true
@@ -734,11 +929,11 @@ func (s *ldSide) groupPrev(g *ldGroup) bool {
 
 func (s *ldSide) slideDown(g *ldGroup) bool {
 	if g.end < s.n && s.same(g.start, g.end) {
-		s.chg[g.start+1] = false
+		s.chg[g.start+1] = 0
 		g.start++
-		s.chg[g.end+1] = true
+		s.chg[g.end+1] = 1
 		g.end++
-		for s.chg[g.end+1] {
+		for s.chg[g.end+1] != 0 {
 			g.end++
 		}
 		return true
@@ -749,10 +944,10 @@ func (s *ldSide) slideDown(g *ldGroup) bool {
 func (s *ldSide) slideUp(g *ldGroup) bool {
 	if g.start > 0 && s.same(g.start-1, g.end-1) {
 		g.start--
-		s.chg[g.start+1] = true
+		s.chg[g.start+1] = 1
 		g.end--
-		s.chg[g.end+1] = false
-		for s.chg[g.start] {
+		s.chg[g.end+1] = 0
+		for s.chg[g.start] != 0 {
 			g.start--
 		}
 		return true
@@ -769,6 +964,13 @@ func (d *ldDiffer) compact(x, o *ldSide) {
 	x.groupInit(&g)
 	o.groupInit(&gO)
 	for {
+		if g.start == g.end && gO.start == gO.end {
+			// Jump over lines that are unchanged in both files.
+			if k := min(x.nextChanged(g.end)-g.end, o.nextChanged(gO.end)-gO.end); k > 0 {
+				x.groupAt(&g, g.end+k)
+				o.groupAt(&gO, gO.end+k)
+			}
+		}
 		if g.end != g.start {
 			var size, earliestEnd int
 			endMatchingOther := -1
@@ -968,20 +1170,22 @@ func (d *ldDiffer) emit(context int) (hunks []model.Hunk, insertions, deletions 
 	a, b := &d.a, &d.b
 	d.changes = d.changes[:0]
 	for i1, i2 := 0, 0; i1 < a.n || i2 < b.n; {
-		if a.chg[i1+1] || b.chg[i2+1] {
+		if a.chg[i1+1] != 0 || b.chg[i2+1] != 0 {
 			s1, s2 := i1, i2
-			for a.chg[i1+1] {
+			for a.chg[i1+1] != 0 {
 				i1++
 			}
-			for b.chg[i2+1] {
+			for b.chg[i2+1] != 0 {
 				i2++
 			}
 			d.changes = append(d.changes, ldChange{s1, s2, i1 - s1, i2 - s2})
 			deletions += i1 - s1
 			insertions += i2 - s2
 		} else {
-			i1++
-			i2++
+			// Skip lines unchanged in both files.
+			k := max(1, min(a.nextChanged(i1)-i1, b.nextChanged(i2)-i2))
+			i1 += k
+			i2 += k
 		}
 	}
 	if len(d.changes) == 0 {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -463,6 +464,40 @@ func ldParseNumstat(t *testing.T, out []byte) (ins, del int) {
 	return ins, del
 }
 
+// ldCompareWithGit diffs a and b with DiffLines and with git in dir. It
+// fails the test when the patch is wrong or the counts differ from git's
+// numstat, and reports whether the hunks equal git's.
+func ldCompareWithGit(t *testing.T, dir string, a, b []byte, ctx int) (countOK, hunkOK bool) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "a"), a, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hunks, ins, del := DiffLines(a, b, ctx)
+	ldCheckPatch(t, a, b, hunks, ins, del)
+
+	// -U only matters to numstat for -U0, where git trims the common tail.
+	gIns, gDel := ldParseNumstat(t, ldRunGitDiff(t, dir, "--numstat", "-U"+strconv.Itoa(ctx), "a", "b"))
+	if ins == gIns && del == gDel {
+		countOK = true
+	} else {
+		t.Errorf("counts +%d -%d, git --numstat +%d -%d\nold=%q\nnew=%q", ins, del, gIns, gDel, a, b)
+	}
+
+	want := ldParseGitHunks(t, ldRunGitDiff(t, dir, "-U"+strconv.Itoa(ctx), "a", "b"))
+	got := make([]ldGitHunk, len(hunks))
+	for k, h := range hunks {
+		got[k] = ldGitHunk{h.OldStart, h.OldLines, h.NewStart, h.NewLines, h.Text}
+	}
+	hunkOK = fmt.Sprint(got) == fmt.Sprint(want)
+	if !hunkOK && testing.Verbose() {
+		t.Logf("-U%d: hunks differ from git\nold=%q\nnew=%q\nours:\n%s\ngit:\n%v", ctx, a, b, ldFormatHunks(hunks), want)
+	}
+	return countOK, hunkOK
+}
+
 // TestDiffLinesMatchesGit compares DiffLines with `git diff --no-index` on
 // random file pairs: numstat counts must always agree, hunks (headers and
 // bodies) for nearly all pairs.
@@ -491,34 +526,12 @@ func TestDiffLinesMatchesGit(t *testing.T) {
 		if i%10 == 9 {
 			ctx = []int{0, 1, 5}[i/10%3]
 		}
-		if err := os.WriteFile(filepath.Join(dir, "a"), a, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "b"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		hunks, ins, del := DiffLines(a, b, ctx)
-		ldCheckPatch(t, a, b, hunks, ins, del)
-
-		gIns, gDel := ldParseNumstat(t, ldRunGitDiff(t, dir, "--numstat", "a", "b"))
-		if ctx == 0 {
-			gIns, gDel = ldParseNumstat(t, ldRunGitDiff(t, dir, "--numstat", "-U0", "a", "b"))
-		}
-		if ins == gIns && del == gDel {
+		countOK, hunkOK := ldCompareWithGit(t, dir, a, b, ctx)
+		if countOK {
 			countMatch++
-		} else {
-			t.Errorf("pair %d: counts +%d -%d, git --numstat +%d -%d\nold=%q\nnew=%q", i, ins, del, gIns, gDel, a, b)
 		}
-
-		want := ldParseGitHunks(t, ldRunGitDiff(t, dir, "-U"+strconv.Itoa(ctx), "a", "b"))
-		got := make([]ldGitHunk, len(hunks))
-		for k, h := range hunks {
-			got[k] = ldGitHunk{h.OldStart, h.OldLines, h.NewStart, h.NewLines, h.Text}
-		}
-		if fmt.Sprint(got) == fmt.Sprint(want) {
+		if hunkOK {
 			hunkMatch++
-		} else if testing.Verbose() {
-			t.Logf("pair %d (-U%d): hunks differ from git\nold=%q\nnew=%q\nours:\n%s\ngit:\n%v", i, ctx, a, b, ldFormatHunks(hunks), want)
 		}
 	}
 	t.Logf("numstat agreement: %d/%d (%.1f%%); hunk agreement: %d/%d (%.1f%%)",
@@ -526,6 +539,94 @@ func TestDiffLinesMatchesGit(t *testing.T) {
 		hunkMatch, pairs, 100*float64(hunkMatch)/float64(pairs))
 	if float64(hunkMatch) < 0.95*float64(pairs) {
 		t.Errorf("hunks agree with git for only %d/%d pairs", hunkMatch, pairs)
+	}
+}
+
+// TestDiffLinesMatchesGitSpecial compares hand-made inputs with git: long
+// runs of identical lines (changes slide far), blank-line runs, wide
+// context, and changes near both ends of large files.
+func TestDiffLinesMatchesGitSpecial(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	rep := func(l string, n int) string { return strings.Repeat(l, n) }
+	num := func(from, to int) string {
+		var sb strings.Builder
+		for i := from; i < to; i++ {
+			fmt.Fprintf(&sb, "line %d\n", i)
+		}
+		return sb.String()
+	}
+	cases := []struct {
+		name     string
+		old, new string
+		ctx      int
+	}{
+		{"insert into long identical run", num(0, 100) + rep("x\n", 300) + num(100, 200), num(0, 100) + rep("x\n", 301) + num(100, 200), 3},
+		{"delete from long identical run", num(0, 100) + rep("x\n", 300) + num(100, 200), num(0, 100) + rep("x\n", 299) + num(100, 200), 3},
+		{"insert repeated block", num(0, 50) + rep("a\nb\n", 150) + num(50, 99), num(0, 50) + rep("a\nb\n", 151) + num(50, 99), 3},
+		{"blank runs", num(0, 80) + rep("\n", 40) + "\tx\n" + rep("\n", 40) + num(80, 160), num(0, 80) + rep("\n", 41) + "\tx\n" + rep("\n", 40) + "\ty\n" + num(80, 160), 3},
+		{"wide context", num(0, 500), num(0, 200) + "new\n" + num(200, 500), 150},
+		{"wide context with shared line", num(0, 500), num(0, 200) + "line 7\n" + num(201, 500), 150},
+		{"change at start of large file", num(0, 2000), "first\n" + num(1, 2000), 3},
+		{"change at end of large file", num(0, 2000), num(0, 1999) + "last", 3},
+		{"zero context, common tail over 1KiB", num(0, 50) + "old\n" + num(50, 400), num(0, 50) + "new\nline 3\n" + num(50, 400), 0},
+		{"zero context, repetitive common tail", rep("x\n", 20) + "a\n" + rep("x\n", 2000), rep("x\n", 21) + "b\n" + rep("x\n", 1999), 0},
+		{"zero context, slide stopped by trimmed tail", num(0, 10) + rep("x\n", 2000), num(0, 10) + rep("x\n", 2001), 0},
+		{"context 3, slide to the end", num(0, 10) + rep("x\n", 2000), num(0, 10) + rep("x\n", 2001), 3},
+		{"prefix is the whole old file", num(0, 300), num(0, 300) + num(0, 300), 3},
+		{"suffix is the whole old file", num(0, 300), num(0, 300) + num(0, 300) + "z\n", 3},
+		{"old is repeated new", num(0, 100) + num(0, 100), num(0, 100), 3},
+		{"missing final newline in long file", num(0, 1000), strings.TrimSuffix(num(0, 1000), "\n"), 3},
+	}
+	dir := t.TempDir()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, hunkOK := ldCompareWithGit(t, dir, []byte(tc.old), []byte(tc.new), tc.ctx); !hunkOK {
+				t.Errorf("hunks differ from git (run with -v for details)")
+			}
+		})
+	}
+}
+
+// TestDiffLinesCommonLines checks the byte-level prefix/suffix trimming and
+// the lazy line splitting against a plain line-by-line computation.
+func TestDiffLinesCommonLines(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 3000; i++ {
+		a, b := ldRandomPair(r)
+		if r.Intn(3) == 0 {
+			// Long repetitive content makes prefix and suffix overlap.
+			unit := [][]byte{[]byte("x\n"), []byte("ab\ncd\n"), []byte("\n")}[r.Intn(3)]
+			a = bytes.Repeat(unit, r.Intn(200))
+			b = bytes.Repeat(unit, r.Intn(200))
+			if r.Intn(2) == 0 {
+				b = append(b, 'x')
+			}
+		}
+		la, lb := ldSplitKeep(a), ldSplitKeep(b)
+		lim := min(len(la), len(lb))
+		pre := 0
+		for pre < lim && bytes.Equal(la[pre], lb[pre]) {
+			pre++
+		}
+		suf := 0
+		for suf < lim-pre && bytes.Equal(la[len(la)-1-suf], lb[len(lb)-1-suf]) {
+			suf++
+		}
+		var d ldDiffer
+		d.a.load(a)
+		d.b.load(b)
+		gotPre, gotSuf := d.prepare()
+		if gotPre != pre || gotSuf != suf || d.a.n != len(la) || d.b.n != len(lb) {
+			t.Fatalf("prepare = pre %d suf %d n %d/%d, want %d %d %d/%d\na=%q\nb=%q",
+				gotPre, gotSuf, d.a.n, d.b.n, pre, suf, len(la), len(lb), a, b)
+		}
+		for k := len(la) - 1; k >= 0; k -= 1 + r.Intn(7) {
+			if !bytes.Equal(d.a.line(k), la[k]) {
+				t.Fatalf("line %d = %q, want %q", k, d.a.line(k), la[k])
+			}
+		}
 	}
 }
 
@@ -564,6 +665,37 @@ func TestDiffLinesPathological(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiffLinesConcurrent runs DiffLines from several goroutines (the
+// working memory is pooled) and compares with sequential results.
+func TestDiffLinesConcurrent(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	type pair struct{ a, b []byte }
+	pairs := make([]pair, 200)
+	want := make([]string, len(pairs))
+	for i := range pairs {
+		a, b := ldRandomPair(r)
+		pairs[i] = pair{a, b}
+		h, ins, del := DiffLines(a, b, 3)
+		want[i] = fmt.Sprint(h, ins, del)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range pairs {
+				i := (k + g*25) % len(pairs)
+				h, ins, del := DiffLines(pairs[i].a, pairs[i].b, 3)
+				if got := fmt.Sprint(h, ins, del); got != want[i] {
+					t.Errorf("pair %d: concurrent result differs", i)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func FuzzDiffLines(f *testing.F) {

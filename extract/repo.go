@@ -38,7 +38,9 @@ type Options struct {
 	// diff.renameLimit: above limit² candidate pairs only exact renames
 	// are found, because scoring is quadratic.
 	RenameLimit int
-	// CacheBytes is the object cache size of each opened repository.
+	// CacheBytes bounds the memory of each opened repository's caches:
+	// half for go-git's object cache, a quarter each for decoded trees
+	// and blob contents. (Each cache holds up to two generations.)
 	CacheBytes int64
 }
 
@@ -99,7 +101,7 @@ func Open(path string, opts Options) (*Repo, error) {
 	}
 	// Reopen the same .git with a large object cache and pack files kept
 	// open: this alone makes walking history ~2.5× faster.
-	st := filesystem.NewStorageWithOptions(fsStore.Filesystem(), cache.NewObjectLRU(cache.FileSize(opts.CacheBytes)),
+	st := filesystem.NewStorageWithOptions(fsStore.Filesystem(), cache.NewObjectLRU(cache.FileSize(opts.CacheBytes/2)),
 		filesystem.Options{KeepDescriptors: true})
 	repo, err := git.Open(st, nil)
 	if err != nil {
@@ -109,7 +111,7 @@ func Open(path string, opts Options) (*Repo, error) {
 	if wt, err := probe.Worktree(); err == nil {
 		root = wt.Filesystem.Root()
 	}
-	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(1 << 16),
+	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(int(opts.CacheBytes / 4)),
 		blobs: newByteCache(int(opts.CacheBytes / 4)), langs: map[string]string{}}
 	shallow, err := st.Shallow()
 	if err != nil {
@@ -290,20 +292,6 @@ func (r *Repo) Refs() ([]Ref, error) {
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, err
-}
-
-// RefsByCommit indexes refs by target commit, as names like "main" or
-// "tag: v1.0", the way git log --decorate shows them.
-func RefsByCommit(refs []Ref) map[string][]string {
-	m := map[string][]string{}
-	for _, ref := range refs {
-		name := ref.Name
-		if ref.Kind == "tag" {
-			name = "tag: " + name
-		}
-		m[ref.Target] = append(m[ref.Target], name)
-	}
-	return m
 }
 
 func (r *Repo) commitObject(hash string) (*object.Commit, error) {

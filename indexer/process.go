@@ -25,17 +25,12 @@ type outcome struct {
 // process drains the ready part of the queue. Extraction of the next batch
 // overlaps the write of the previous one; each batch is written in one
 // transaction that also removes its items from the queue.
-func (s *Syncer) process(ctx context.Context, res *Result) error {
+func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) error {
 	counts, err := s.q.Counts(ctx)
 	if err != nil {
 		return err
 	}
 	total := counts.Pending + counts.Failed
-	repo, err := extract.Open(s.path, s.opts.Extract)
-	if err != nil {
-		return err
-	}
-	defer repo.Close()
 	start, done := time.Now(), 0
 	seen := map[string]bool{}
 	for {
@@ -174,11 +169,16 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 	var indexed, redactions, redactedCommits int
 	err := s.st.Tx(ctx, func(tx *sql.Tx) error {
 		indexed, redactions, redactedCommits = 0, 0, 0
+		w, err := store.NewWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer w.Close()
 		for _, o := range batch {
 			if o.err != nil {
 				continue
 			}
-			if err := store.InsertCommit(ctx, tx, o.commit, o.item.Branch, now); err != nil {
+			if err := w.InsertCommit(ctx, o.commit, o.item.Branch, now); err != nil {
 				return err
 			}
 			if err := s.q.Complete(ctx, tx, o.item.Hash); err != nil {

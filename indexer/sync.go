@@ -70,7 +70,7 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 		res.Missing = append(res.Missing, missing...)
 		checkRewrites = checkRewrites || br.Rewritten
 	}
-	if err := s.process(ctx, res); err != nil {
+	if err := s.process(ctx, repo, res); err != nil {
 		return nil, err
 	}
 	if checkRewrites {

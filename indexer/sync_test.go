@@ -146,9 +146,21 @@ func TestInitialAndIncrementalSync(t *testing.T) {
 	}
 	g.Write("late.go", "package late\n")
 	late := g.Commit("feat: late addition")
+	g.Git("tag", "-a", "-m", "release", "v1.0")
+	g.Git("tag", "light", "HEAD~1")
 	res = sync(t, g.Dir, st, Options{})
 	if res.Indexed != 1 || res.Branches[0].Head != late || res.Branches[0].Rewritten {
 		t.Errorf("incremental %+v", res.Branches)
+	}
+	c, info, err := st.GetCommit(t.Context(), late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Refs, ",") != "main,tag: v1.0" || info.Branch != "main" || c.Subject() != "feat: late addition" {
+		t.Errorf("late commit refs %v branch %q subject %q", c.Refs, info.Branch, c.Subject())
+	}
+	if c, _, _ := st.GetCommit(t.Context(), g.Git("rev-parse", "HEAD~1")); strings.Join(c.Refs, ",") != "tag: light" {
+		t.Errorf("lightweight tag: %v", c.Refs)
 	}
 }
 

@@ -77,7 +77,7 @@ const (
 // "PROJ-123", or the URL's canonical owner/repo#N form.
 type IssueRef struct {
 	Key    string      `json:"key"`
-	Kind   string      `json:"kind"` // "github", "jira" or "url"
+	Kind   string      `json:"kind"` // "github", "gitlab", "jira", "cve" or "url"
 	Action IssueAction `json:"action"`
 	Raw    string      `json:"raw"`
 	URL    string      `json:"url,omitempty"`
@@ -95,6 +95,9 @@ type Commit struct {
 	Message    string `json:"message"`
 	RawMessage []byte `json:"-"`
 	IsMerge    bool   `json:"is_merge"`
+	// Refs are the branches and tags ("tag: v1.0") pointing at the commit
+	// now. Refs move, so the store derives them when a commit is read.
+	Refs []string `json:"refs,omitempty"`
 	// Shallow is true for a commit at a shallow clone's boundary: its
 	// parents are not in the repository, so it is diffed as a root.
 	Shallow   bool         `json:"shallow,omitempty"`

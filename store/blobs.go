@@ -23,9 +23,9 @@ var (
 	decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 )
 
-// Execer is satisfied by *sql.DB and *sql.Tx.
-type Execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+// StmtExecer is a prepared statement: *sql.Stmt.
+type StmtExecer interface {
+	ExecContext(ctx context.Context, args ...any) (sql.Result, error)
 }
 
 // Querier is satisfied by *sql.DB and *sql.Tx.
@@ -34,14 +34,14 @@ type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// PutBlob stores data under key, replacing any previous value.
-func PutBlob(ctx context.Context, ex Execer, key string, data []byte) error {
+// PutBlob stores data under key, replacing any previous value,, through
+// a statement prepared from insertSQL["blob"].
+func PutBlob(ctx context.Context, ex StmtExecer, key string, data []byte) error {
 	codec, stored := codecRaw, data
 	if len(data) > compressAbove {
 		codec, stored = codecZstd, encoder.EncodeAll(data, make([]byte, 0, len(data)/3))
 	}
-	_, err := ex.ExecContext(ctx, `INSERT OR REPLACE INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`,
-		key, codec, len(data), stored)
+	_, err := ex.ExecContext(ctx, key, codec, len(data), stored)
 	if err != nil {
 		return fmt.Errorf("put blob %s: %w", key, err)
 	}

@@ -11,15 +11,60 @@ import (
 	"github.com/gitmemory/gitmemory/model"
 )
 
+// Writer inserts commits within one transaction through prepared
+// statements: SQLite parses each statement once per batch instead of once
+// per row, which was most of the write cost.
+type Writer struct {
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+// NewWriter prepares the insert statements in tx; Close them with Close.
+func NewWriter(ctx context.Context, tx *sql.Tx) (*Writer, error) {
+	w := &Writer{tx: tx, stmts: map[string]*sql.Stmt{}}
+	for name, q := range insertSQL {
+		st, err := tx.PrepareContext(ctx, q)
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("prepare %s: %w", name, err)
+		}
+		w.stmts[name] = st
+	}
+	return w, nil
+}
+
+// Close releases the prepared statements.
+func (w *Writer) Close() error {
+	var err error
+	for _, st := range w.stmts {
+		err = errors.Join(err, st.Close())
+	}
+	return err
+}
+
+var insertSQL = map[string]string{
+	"find":   `SELECT id FROM commits WHERE hash = ?`,
+	"revive": `UPDATE commits SET rewritten = 0 WHERE id = ? AND rewritten = 1`,
+	"commit": `INSERT INTO commits(hash, author_name, author_email, author_time, author_tz,
+		committer_name, committer_email, committer_time, committer_tz, subject, is_merge, shallow,
+		files_changed, insertions, deletions, redactions, message_repaired, branch, indexed_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	"parent": `INSERT INTO commit_parents VALUES (?,?,?)`,
+	"change": `INSERT INTO file_changes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	"hunk":   `INSERT INTO hunks VALUES (?,?,?,?,?,?,?)`,
+	"issue":  `INSERT OR IGNORE INTO issue_refs VALUES (?,?,?,?,?,?,?)`,
+	"blob":   `INSERT OR REPLACE INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`,
+}
+
 // InsertCommit writes a commit, its parents, file changes, hunks, issue
 // references and blobs. It is idempotent: a commit already stored is left
 // as it is (and revived if it had been marked rewritten), so re-processing
 // after a crash never duplicates anything.
-func InsertCommit(ctx context.Context, tx *sql.Tx, c *model.Commit, branch string, now time.Time) error {
+func (w *Writer) InsertCommit(ctx context.Context, c *model.Commit, branch string, now time.Time) error {
 	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT id FROM commits WHERE hash = ?`, c.Hash).Scan(&id)
+	err := w.stmts["find"].QueryRowContext(ctx, c.Hash).Scan(&id)
 	if err == nil {
-		_, err = tx.ExecContext(ctx, `UPDATE commits SET rewritten = 0 WHERE id = ? AND rewritten = 1`, id)
+		_, err = w.stmts["revive"].ExecContext(ctx, id)
 		return err
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
@@ -28,10 +73,7 @@ func InsertCommit(ctx context.Context, tx *sql.Tx, c *model.Commit, branch strin
 	files, ins, del := c.Totals()
 	_, offA := c.Author.When.Zone()
 	_, offC := c.Committer.When.Zone()
-	res, err := tx.ExecContext(ctx, `INSERT INTO commits(hash, author_name, author_email, author_time, author_tz,
-		committer_name, committer_email, committer_time, committer_tz, subject, is_merge, shallow,
-		files_changed, insertions, deletions, redactions, message_repaired, branch, indexed_at)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	res, err := w.stmts["commit"].ExecContext(ctx,
 		c.Hash, c.Author.Name, c.Author.Email, c.Author.When.Unix(), offA,
 		c.Committer.Name, c.Committer.Email, c.Committer.When.Unix(), offC,
 		c.Subject(), c.IsMerge, c.Shallow, files, ins, del, c.Redactions, c.RawMessage != nil, branch, now.Unix())
@@ -42,44 +84,41 @@ func InsertCommit(ctx context.Context, tx *sql.Tx, c *model.Commit, branch strin
 		return err
 	}
 	for i, p := range c.Parents {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO commit_parents VALUES (?,?,?)`, id, i, p); err != nil {
+		if _, err := w.stmts["parent"].ExecContext(ctx, id, i, p); err != nil {
 			return fmt.Errorf("insert parent of %s: %w", c.Hash, err)
 		}
 	}
-	if err := insertChanges(ctx, tx, id, c); err != nil {
+	if err := w.insertChanges(ctx, id, c); err != nil {
 		return err
 	}
 	for i, r := range c.IssueRefs {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO issue_refs VALUES (?,?,?,?,?,?,?)`,
-			id, r.Key, i, r.Kind, string(r.Action), r.Raw, r.URL); err != nil {
+		if _, err := w.stmts["issue"].ExecContext(ctx, id, r.Key, i, r.Kind, string(r.Action), r.Raw, r.URL); err != nil {
 			return fmt.Errorf("insert issue ref of %s: %w", c.Hash, err)
 		}
 	}
-	if err := PutBlob(ctx, tx, MessageKey(c.Hash), []byte(c.Message)); err != nil {
+	if err := PutBlob(ctx, w.stmts["blob"], MessageKey(c.Hash), []byte(c.Message)); err != nil {
 		return err
 	}
 	if c.RawMessage != nil {
-		return PutBlob(ctx, tx, RawMessageKey(c.Hash), c.RawMessage)
+		return PutBlob(ctx, w.stmts["blob"], RawMessageKey(c.Hash), c.RawMessage)
 	}
 	return nil
 }
 
-func insertChanges(ctx context.Context, tx *sql.Tx, id int64, c *model.Commit) error {
+func (w *Writer) insertChanges(ctx context.Context, id int64, c *model.Commit) error {
 	for seq, fc := range c.Changes {
-		_, err := tx.ExecContext(ctx, `INSERT INTO file_changes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			id, seq, fc.Path, fc.OldPath, string(fc.Status), fc.Language, fc.Binary, string(fc.Skipped),
-			fc.Insertions, fc.Deletions, fc.OldBlob, fc.NewBlob, fc.Similarity)
+		_, err := w.stmts["change"].ExecContext(ctx, id, seq, fc.Path, fc.OldPath, string(fc.Status), fc.Language,
+			fc.Binary, string(fc.Skipped), fc.Insertions, fc.Deletions, fc.OldBlob, fc.NewBlob, fc.Similarity)
 		if err != nil {
 			return fmt.Errorf("insert change %s of %s: %w", fc.Path, c.Hash, err)
 		}
 		for i, h := range fc.Hunks {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO hunks VALUES (?,?,?,?,?,?,?)`,
-				id, seq, i, h.OldStart, h.OldLines, h.NewStart, h.NewLines); err != nil {
+			if _, err := w.stmts["hunk"].ExecContext(ctx, id, seq, i, h.OldStart, h.OldLines, h.NewStart, h.NewLines); err != nil {
 				return fmt.Errorf("insert hunk of %s: %w", c.Hash, err)
 			}
 		}
 		if len(fc.Hunks) > 0 {
-			if err := PutBlob(ctx, tx, DiffKey(c.Hash, seq), []byte(FormatHunks(fc.Hunks))); err != nil {
+			if err := PutBlob(ctx, w.stmts["blob"], DiffKey(c.Hash, seq), []byte(FormatHunks(fc.Hunks))); err != nil {
 				return err
 			}
 		}
@@ -186,6 +225,9 @@ func (s *Store) GetCommit(ctx context.Context, hash string) (*model.Commit, *Com
 		return nil, nil, err
 	}
 	if c.IssueRefs, err = s.issueRefs(ctx, info.ID); err != nil {
+		return nil, nil, err
+	}
+	if c.Refs, err = s.refsAt(ctx, hash); err != nil {
 		return nil, nil, err
 	}
 	return c, info, nil
@@ -296,4 +338,26 @@ func DeleteCommit(ctx context.Context, tx *sql.Tx, hash string) error {
 		return fmt.Errorf("delete commit %s: %w", hash, err)
 	}
 	return nil
+}
+
+// refsAt names the branches and tags pointing at a commit, as git log
+// --decorate does ("main", "tag: v1.0"); remote-tracking branches too.
+func (s *Store) refsAt(ctx context.Context, hash string) ([]string, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT name, kind FROM refs WHERE target = ? ORDER BY kind, name`, hash)
+	if err != nil {
+		return nil, fmt.Errorf("refs of %s: %w", hash, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name, kind string
+		if err := rows.Scan(&name, &kind); err != nil {
+			return nil, err
+		}
+		if kind == "tag" {
+			name = "tag: " + name
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
 }

@@ -8,15 +8,46 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit keeps a long sync's peak memory near its live set;
+		// without it the heap grows to twice the live caches before a GC.
+		debug.SetMemoryLimit(768 << 20)
+	}
+	stopProfiles := startProfiles()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stopProfiles()
 	stop()
 	os.Exit(code)
+}
+
+// startProfiles writes CPU and heap profiles when GITMEMORY_CPUPROFILE or
+// GITMEMORY_MEMPROFILE name files: for measuring a real sync.
+func startProfiles() func() {
+	cpu, mem := os.Getenv("GITMEMORY_CPUPROFILE"), os.Getenv("GITMEMORY_MEMPROFILE")
+	if cpu != "" {
+		if f, err := os.Create(cpu); err == nil {
+			pprof.StartCPUProfile(f)
+		}
+	}
+	return func() {
+		if cpu != "" {
+			pprof.StopCPUProfile()
+		}
+		if mem != "" {
+			if f, err := os.Create(mem); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}
+	}
 }
 
 // run executes one command line and returns the exit code; tests call it

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/memory"
 )
@@ -106,14 +105,12 @@ func (a *app) syncTargets(ctx context.Context, h *memory.Home, args []string, po
 		return []string{name}, nil
 	}
 	if !errors.Is(err, memory.ErrUnknownRepo) || !looksLikePath(args[0]) {
+		// A bare word is a name: "unknown repository", with a suggestion.
 		return nil, err
 	}
-	r, addErr := h.Add(ctx, args[0], memory.AddOptions{Policy: pol})
-	if addErr != nil {
-		if errors.Is(addErr, extract.ErrNoPath) {
-			return nil, err // neither a name nor a path: say "unknown repository"
-		}
-		return nil, addErr
+	r, err := h.Add(ctx, args[0], memory.AddOptions{Policy: pol})
+	if err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(a.stderr, "registered %s as %q\n", r.Path, r.Name)
 	return []string{r.Name}, nil
@@ -154,7 +151,7 @@ func summary(r syncReport) string {
 		return fmt.Sprintf("%s: repository has no commits yet; nothing to index", r.Name)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d commits indexed", r.Name, res.Indexed)
+	fmt.Fprintf(&b, "%s: %s indexed", r.Name, plural(res.Indexed, "commit"))
 	if res.Duration > 0 && res.Indexed > 0 {
 		fmt.Fprintf(&b, " in %s (%.0f commits/s)", res.Duration.Round(time.Millisecond), float64(res.Indexed)/res.Duration.Seconds())
 	}
@@ -176,12 +173,19 @@ func summary(r syncReport) string {
 		fmt.Fprintf(&b, ", %d pruned by retention", res.Pruned)
 	}
 	if res.Redactions > 0 {
-		fmt.Fprintf(&b, ", %d secrets redacted in %d commits", res.Redactions, res.RedactedCommits)
+		fmt.Fprintf(&b, ", %s redacted in %s", plural(res.Redactions, "secret"), plural(res.RedactedCommits, "commit"))
 	}
 	if res.Shallow {
 		fmt.Fprintf(&b, "; shallow clone: history before %d cut-off parent(s) is not available", len(res.Missing))
 	}
 	return b.String()
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func short(h string) string {

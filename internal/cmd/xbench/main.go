@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ func main() {
 	n := flag.Int("n", 3000, "commits")
 	workers := flag.Int("w", 2, "workers")
 	prof := flag.String("cpuprofile", "", "write a CPU profile")
+	memprof := flag.String("memprofile", "", "write a heap profile at the end")
 	flag.Parse()
 	if *prof != "" {
 		f, _ := os.Create(*prof)
@@ -35,6 +37,7 @@ func main() {
 	hashes := strings.Fields(string(out))
 	start := time.Now()
 	var wg sync.WaitGroup
+	var repos []*extract.Repo
 	var mu sync.Mutex
 	files, hunks := 0, 0
 	next := make(chan int)
@@ -43,6 +46,9 @@ func main() {
 		go func() {
 			defer wg.Done()
 			r, err := extract.Open(path, extract.Options{})
+			mu.Lock()
+			repos = append(repos, r)
+			mu.Unlock()
 			if err != nil {
 				panic(err)
 			}
@@ -68,5 +74,11 @@ func main() {
 	close(next)
 	wg.Wait()
 	d := time.Since(start)
+	if *memprof != "" {
+		f, _ := os.Create(*memprof)
+		runtime.GC()
+		pprof.WriteHeapProfile(f)
+		f.Close()
+	}
 	fmt.Printf("%d commits, %d files, %d hunks in %s: %.0f commits/s\n", len(hashes), files, hunks, d, float64(len(hashes))/d.Seconds())
 }
