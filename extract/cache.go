@@ -2,7 +2,6 @@ package extract
 
 import (
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // byteCache keeps blob contents by hash up to a byte budget, with the same
@@ -42,14 +41,14 @@ func (c *byteCache) put(h plumbing.Hash, b []byte) {
 // the old one is dropped.
 type treeCache struct {
 	max, size  int
-	young, old map[plumbing.Hash]*object.Tree
+	young, old map[plumbing.Hash]*tree
 }
 
 func newTreeCache(max int) *treeCache {
-	return &treeCache{max: max, young: map[plumbing.Hash]*object.Tree{}}
+	return &treeCache{max: max, young: map[plumbing.Hash]*tree{}}
 }
 
-func (c *treeCache) get(h plumbing.Hash) (*object.Tree, bool) {
+func (c *treeCache) get(h plumbing.Hash) (*tree, bool) {
 	if t, ok := c.young[h]; ok {
 		return t, true
 	}
@@ -60,10 +59,10 @@ func (c *treeCache) get(h plumbing.Hash) (*object.Tree, bool) {
 	return nil, false
 }
 
-func (c *treeCache) put(h plumbing.Hash, t *object.Tree) {
+func (c *treeCache) put(h plumbing.Hash, t *tree) {
 	n := treeBytes(t)
 	if c.size+n > c.max {
-		c.old, c.young, c.size = c.young, map[plumbing.Hash]*object.Tree{}, 0
+		c.old, c.young, c.size = c.young, map[plumbing.Hash]*tree{}, 0
 	}
 	c.young[h] = t
 	c.size += n
@@ -71,7 +70,7 @@ func (c *treeCache) put(h plumbing.Hash, t *object.Tree) {
 
 // treeBytes estimates a decoded tree's memory: entries (name header, mode,
 // hash) plus names, and the map go-git builds to look entries up by name.
-func treeBytes(t *object.Tree) int {
+func treeBytes(t *tree) int {
 	n := 128
 	for i := range t.Entries {
 		n += 96 + len(t.Entries[i].Name)

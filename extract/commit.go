@@ -122,7 +122,7 @@ func (r *Repo) fileChanges(oc *object.Commit) ([]change, error) {
 	if err != nil {
 		return nil, err
 	}
-	var oldTree *object.Tree
+	var oldTree *tree
 	if len(oc.ParentHashes) > 0 && !r.shallow[oc.Hash] {
 		parent, err := object.GetCommit(r.store, oc.ParentHashes[0])
 		if err != nil {
@@ -241,18 +241,27 @@ func (r *Repo) blob(h plumbing.Hash, limit int64) ([]byte, error) {
 	if obj.Size() > limit {
 		return nil, nil
 	}
-	rd, err := obj.Reader()
+	data, err := readAll(obj)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
+	r.blobs.put(h, data)
+	return data, nil
+}
+
+// readAll reads an object's content into a slice of its exact size: a
+// bytes.Buffer would double its capacity near the end, and object contents
+// are most of what extraction allocates.
+func readAll(obj plumbing.EncodedObject) ([]byte, error) {
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
 	defer rd.Close()
-	// Read into a slice of the exact size: a bytes.Buffer would double its
-	// capacity near the end, and blobs are most of what extraction allocates.
 	data := make([]byte, obj.Size())
 	if _, err := io.ReadFull(rd, data); err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
+		return nil, err
 	}
-	r.blobs.put(h, data)
 	return data, nil
 }
 

@@ -784,3 +784,35 @@ func BenchmarkGoGitDiff(b *testing.B) {
 		gogitdiff.Do(so, sn)
 	}
 }
+
+// ldLargeFileOneEdit returns a 10,000-line Go-like file and a copy with one
+// line inserted in the middle, the most common shape of a change.
+func ldLargeFileOneEdit() (old, new []byte) {
+	base, _ := ldBenchFiles()
+	for i := 0; i < 5; i++ {
+		old = append(old, bytes.ReplaceAll(base, []byte("Func"), []byte(fmt.Sprintf("F%d_", i)))...)
+	}
+	mid := len(old) / 2
+	for old[mid-1] != '\n' {
+		mid++
+	}
+	new = append(append(append([]byte{}, old[:mid]...), "\tlog.Println(\"added\")\n"...), old[mid:]...)
+	return old, new
+}
+
+func BenchmarkDiffLinesLargeFileOneEdit(b *testing.B) {
+	old, new := ldLargeFileOneEdit()
+	b.ReportAllocs()
+	for b.Loop() {
+		DiffLines(old, new, 3)
+	}
+}
+
+func BenchmarkGoGitDiffLargeFileOneEdit(b *testing.B) {
+	old, new := ldLargeFileOneEdit()
+	so, sn := string(old), string(new)
+	b.ReportAllocs()
+	for b.Loop() {
+		gogitdiff.Do(so, sn)
+	}
+}

@@ -1,11 +1,13 @@
 package extract
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/gitmemory/gitmemory/model"
 )
@@ -26,23 +28,70 @@ type change struct {
 	similarity    int
 }
 
-func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
+func (r *Repo) tree(h plumbing.Hash) (*tree, error) {
 	if t, ok := r.trees.get(h); ok {
 		return t, nil
 	}
-	t, err := object.GetTree(r.store, h)
+	obj, err := r.store.EncodedObject(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
+	raw, err := readAll(obj)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	t, err := parseTree(raw)
+	if err != nil {
+		return nil, fmt.Errorf("tree %s: %w", h, err)
+	}
 	r.trees.put(h, t)
+	return t, nil
+}
+
+// tree is a decoded tree object. go-git's object.Tree decodes through a
+// buffered reader and allocates per entry; trees are decoded for every
+// commit, so we parse the raw bytes with one string allocation per tree.
+type tree struct {
+	Entries []treeEntry
+}
+
+type treeEntry struct {
+	Name string
+	Mode filemode.FileMode
+	Hash plumbing.Hash
+}
+
+// parseTree parses git's tree format: entries of "<octal mode> <name>\0"
+// followed by the 20-byte object id.
+func parseTree(raw []byte) (*tree, error) {
+	s := string(raw)
+	t := &tree{Entries: make([]treeEntry, 0, bytes.Count(raw, []byte{0}))}
+	for len(s) > 0 {
+		sp := strings.IndexByte(s, ' ')
+		nul := strings.IndexByte(s, 0)
+		if sp < 0 || nul < sp || len(s) < nul+1+20 {
+			return nil, errors.New("malformed tree")
+		}
+		var mode uint32
+		for _, c := range s[:sp] {
+			if c < '0' || c > '7' {
+				return nil, errors.New("malformed tree mode")
+			}
+			mode = mode<<3 | uint32(c-'0')
+		}
+		e := treeEntry{Name: s[sp+1 : nul], Mode: filemode.FileMode(mode)}
+		copy(e.Hash[:], s[nul+1:nul+21])
+		t.Entries = append(t.Entries, e)
+		s = s[nul+21:]
+	}
 	return t, nil
 }
 
 // diffTrees appends the file changes between two trees (nil for empty).
 // Equal subtrees are skipped by hash, so the cost follows the size of the
 // change, not of the repository.
-func (r *Repo) diffTrees(prefix string, a, b *object.Tree, out []change) ([]change, error) {
-	var ae, be []object.TreeEntry
+func (r *Repo) diffTrees(prefix string, a, b *tree, out []change) ([]change, error) {
+	var ae, be []treeEntry
 	if a != nil {
 		ae = a.Entries
 	}
@@ -80,7 +129,7 @@ func (r *Repo) diffTrees(prefix string, a, b *object.Tree, out []change) ([]chan
 	return out, nil
 }
 
-func (r *Repo) diffEntry(prefix string, x, y *object.TreeEntry, out []change) ([]change, error) {
+func (r *Repo) diffEntry(prefix string, x, y *treeEntry, out []change) ([]change, error) {
 	if x.Hash == y.Hash && x.Mode == y.Mode {
 		return out, nil
 	}
@@ -106,7 +155,7 @@ func (r *Repo) diffEntry(prefix string, x, y *object.TreeEntry, out []change) ([
 
 // addSide records an entry present on one side only (deleted when old),
 // descending into directories.
-func (r *Repo) addSide(prefix string, e *object.TreeEntry, out []change, old bool) ([]change, error) {
+func (r *Repo) addSide(prefix string, e *treeEntry, out []change, old bool) ([]change, error) {
 	p := join(prefix, e.Name)
 	if e.Mode == filemode.Dir {
 		t, err := r.tree(e.Hash)
@@ -128,7 +177,7 @@ func (r *Repo) addSide(prefix string, e *object.TreeEntry, out []change, old boo
 // bytewise, with a directory's name compared as if it ended in '/'. Entries
 // of the same name and kind compare equal; a file and a directory of the
 // same name do not, so a type change is a delete plus an add, as in git.
-func compareEntries(a, b *object.TreeEntry) int {
+func compareEntries(a, b *treeEntry) int {
 	an, bn := a.Name, b.Name
 	n := min(len(an), len(bn))
 	for k := 0; k < n; k++ {
@@ -150,7 +199,7 @@ func endByte(name string, n int, mode filemode.FileMode) byte {
 }
 
 // lookup finds the entry at a slash-separated path in a tree.
-func (r *Repo) lookup(t *object.Tree, p string) (side, error) {
+func (r *Repo) lookup(t *tree, p string) (side, error) {
 	for {
 		name, rest := p, ""
 		for k := 0; k < len(p); k++ {
@@ -159,7 +208,7 @@ func (r *Repo) lookup(t *object.Tree, p string) (side, error) {
 				break
 			}
 		}
-		var found *object.TreeEntry
+		var found *treeEntry
 		for k := range t.Entries {
 			if t.Entries[k].Name == name {
 				found = &t.Entries[k]
