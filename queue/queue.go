@@ -140,7 +140,7 @@ func (q *Queue) Fail(ctx context.Context, hash string, cause error) error {
 // Backoff is the wait before retry number attempts: 30 s doubling up to
 // an hour, with jitter so that many failures do not retry in lockstep.
 func (q *Queue) Backoff(attempts int) time.Duration {
-	d := 30 * time.Second << min(attempts-1, 7)
+	d := 30 * time.Second << min(max(attempts-1, 0), 7)
 	return q.Jitter(min(d, time.Hour))
 }
 
@@ -193,7 +193,7 @@ func (q *Queue) Counts(ctx context.Context) (Counts, error) {
 }
 
 // Errors lists the failed and dead items with their last error, newest
-// failures last, at most n.
+// in queue order, at most n.
 func (q *Queue) Errors(ctx context.Context, n int) ([]Item, error) {
 	rows, err := q.db.QueryContext(ctx, `SELECT commit_hash, branch, priority, attempts, last_error, enqueued_at
 		FROM queue WHERE status != ? ORDER BY seq LIMIT ?`, Pending, n)

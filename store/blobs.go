@@ -37,6 +37,9 @@ type Querier interface {
 // PutBlob stores data under key, replacing any previous value,, through
 // a statement prepared from insertSQL["blob"].
 func PutBlob(ctx context.Context, ex StmtExecer, key string, data []byte) error {
+	if data == nil {
+		data = []byte{} // the driver binds a nil slice as NULL, and blobs.data is NOT NULL
+	}
 	codec, stored := codecRaw, data
 	if len(data) > compressAbove {
 		codec, stored = codecZstd, encoder.EncodeAll(data, make([]byte, 0, len(data)/3))

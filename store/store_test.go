@@ -200,6 +200,7 @@ func TestBlobRoundTrip(t *testing.T) {
 	}{
 		"small":          {[]byte("hello, world"), codecRaw},
 		"empty":          {[]byte{}, codecRaw},
+		"nil":            {nil, codecRaw}, // the driver binds nil as NULL
 		"binary-small":   {[]byte{0, 0xff, 0xfe, '\n', 0, 1}, codecRaw},
 		"at-threshold":   {bytes.Repeat([]byte("x"), compressAbove), codecRaw},
 		"over-threshold": {bytes.Repeat([]byte("x"), compressAbove+1), codecZstd},
@@ -341,8 +342,8 @@ func fullCommit(hash string) *model.Commit {
 		},
 		// Deliberately not in key order: the stored order must be this one.
 		IssueRefs: []model.IssueRef{
-			{Key: "#12", Kind: "github", Action: model.Fixes, Raw: "Fixes #12"},
 			{Key: "PROJ-9", Kind: "jira", Action: model.References, Raw: "PROJ-9"},
+			{Key: "#12", Kind: "github", Action: model.Fixes, Raw: "Fixes #12"},
 			{Key: "acme/tools#3", Kind: "github", Action: model.References, Raw: "acme/tools#3",
 				URL: "https://github.com/acme/tools/issues/3"},
 		},
