@@ -192,8 +192,8 @@ func (q *Queue) Counts(ctx context.Context) (Counts, error) {
 	return c, rows.Err()
 }
 
-// Errors lists the failed and dead items with their last error, newest
-// in queue order, at most n.
+// Errors lists the failed and dead items with their last error, in queue
+// order, at most n.
 func (q *Queue) Errors(ctx context.Context, n int) ([]Item, error) {
 	rows, err := q.db.QueryContext(ctx, `SELECT commit_hash, branch, priority, attempts, last_error, enqueued_at
 		FROM queue WHERE status != ? ORDER BY seq LIMIT ?`, Pending, n)

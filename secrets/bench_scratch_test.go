@@ -60,6 +60,6 @@ func BenchmarkScratchFind(b *testing.B) {
 	lower := []byte(txt)
 	b.SetBytes(int64(len(txt)))
 	for b.Loop() {
-		s.lits.find(lower, func(pos, n int, rules []int32) {})
+		s.lits.find(lower, func(pos, n int, r int32) {})
 	}
 }

@@ -68,8 +68,25 @@ func highEntropySpans(text string, dst []span) []span {
 		for j < len(text) && isTokenByte(text[j]) {
 			j++
 		}
+		if (text[i] == '+' || text[i] == '-') && (i == 0 || text[i-1] == '\n') {
+			i++ // a unified-diff line marker, not part of the token
+		}
 		if j-i >= minEntropyLen {
-			dst = splitAtEquals(text, i, j, dst)
+			if strings.IndexByte(text[i:j], '/') >= 0 && inURL(text, i) {
+				// A URL path: judge each segment on its own, so
+				// that paths of short public ids
+				// (advisories/GHSA-fh74-hm69-rqjw) pass while a
+				// long random segment (a webhook token) does not.
+				for a := i; a < j; {
+					b := a + strings.IndexByte(text[a:j]+"/", '/')
+					if b-a >= minEntropyLen {
+						dst = splitAtEquals(text, a, b, dst)
+					}
+					a = b + 1
+				}
+			} else {
+				dst = splitAtEquals(text, i, j, dst)
+			}
 		}
 		i = j
 	}
@@ -110,7 +127,7 @@ func highEntropyToken(text string, start, end int) bool {
 	if start >= 3 && text[start-3:start] == "h1:" {
 		return false
 	}
-	if hasSRIPrefix(tok) {
+	if hasSRIPrefix(tok) || isSequence(tok) {
 		return false
 	}
 	var (
@@ -169,6 +186,34 @@ func highEntropyToken(text string, start, end int) bool {
 		return false
 	}
 	return true
+}
+
+// inURL reports whether the token starting at start continues a URL: going
+// back over bytes that can appear in a URL reaches "://".
+func inURL(text string, start int) bool {
+	for k := start - 1; k >= 2 && start-k < 512; k-- {
+		c := text[k]
+		if c == '/' && text[k-1] == '/' && text[k-2] == ':' {
+			return true
+		}
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"'<>()[]{}`|\\^", c) >= 0 {
+			return false
+		}
+	}
+	return false
+}
+
+// isSequence reports whether most adjacent bytes of s are consecutive
+// (b == a+1): alphabets such as "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef...0123456789"
+// are common in encoders and are not secrets.
+func isSequence(s string) bool {
+	n := 0
+	for k := 1; k < len(s); k++ {
+		if s[k] == s[k-1]+1 {
+			n++
+		}
+	}
+	return 3*n >= len(s)
 }
 
 func isAtomSep(c byte) bool { return c == '/' || c == '-' || c == '_' }

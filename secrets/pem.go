@@ -40,7 +40,60 @@ func privateKeySpans(text string, out []span) []span {
 		out = append(out, span{start: start, end: end, rule: privateKeyID})
 		off = end
 	}
+	return privateKeyTails(text, out)
+}
+
+// privateKeyTails appends a span for every private key footer whose header
+// is missing (a diff hunk starting inside the block): from the first of the
+// key-material lines before the footer through the footer.
+func privateKeyTails(text string, out []span) []span {
+	for off := 0; off < len(text); {
+		i := strings.Index(text[off:], "-----")
+		if i < 0 {
+			break
+		}
+		f := off + i
+		off = f + 5
+		if !hasPrefixFold(text[off:], "end") {
+			continue
+		}
+		off += len("end")
+		lineEnd := indexByteFrom(text, f, '\n')
+		close := strings.Index(text[off:lineEnd], "-----")
+		if close < 0 || !containsFold(text[off:off+close], "private key") {
+			continue
+		}
+		end := off + close + 5
+		if coveredBySpans(f, out) {
+			continue
+		}
+		start := f
+		// Walk back over the lines before the footer's line.
+		ls := strings.LastIndexByte(text[:f], '\n') + 1
+		for ls > 0 {
+			prev := strings.LastIndexByte(text[:ls-1], '\n') + 1
+			body := pemLineBody(text[prev : ls-1])
+			if body != "" && !isBase64(body) && !isPEMHeader(body) {
+				break
+			}
+			if body != "" {
+				start = prev + strings.Index(text[prev:ls-1], body[:1])
+			}
+			ls = prev
+		}
+		out = append(out, span{start: start, end: end, rule: privateKeyID})
+		off = end
+	}
 	return out
+}
+
+func coveredBySpans(pos int, spans []span) bool {
+	for _, sp := range spans {
+		if sp.start <= pos && pos < sp.end {
+			return true
+		}
+	}
+	return false
 }
 
 // pemBlockEnd returns the end offset of a private key block whose header

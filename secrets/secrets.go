@@ -28,6 +28,7 @@
 package secrets
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -60,9 +61,13 @@ type Scanner struct {
 }
 
 type winRule struct {
-	det   *detect.Detector
-	maxNL int // see ruleShape
-	maxW  int
+	det      *detect.Detector
+	re       *regexp.Regexp // relaxedRegexp of the rule's regexp
+	anchored *regexp.Regexp // anchoredRegexp of the rule's regexp, or nil
+	maxNL    int            // see ruleShape
+	maxW     int
+	pre      extent
+	chars    charset
 }
 
 var (
@@ -71,30 +76,32 @@ var (
 	configErr  error
 )
 
-// loadConfig builds gitleaks' default configuration once. It does what
-// detect.NewDetectorDefaultConfig does, but with a private viper instance
-// instead of the process-global one, so it neither clobbers an
-// application's viper settings nor races with other callers.
+// loadConfig returns gitleaks' default configuration, built once.
 func loadConfig() (config.Config, error) {
 	configOnce.Do(func() {
 		// gitleaks logs through a package-level zerolog logger that
 		// writes to stderr; silence it so a CLI's output stays clean.
 		logging.Logger = zerolog.Nop()
-
-		v := viper.New()
-		v.SetConfigType("toml")
-		if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
-			configErr = err
-			return
-		}
-		var vc config.ViperConfig
-		if err := v.Unmarshal(&vc); err != nil {
-			configErr = err
-			return
-		}
-		baseConfig, configErr = vc.Translate()
+		baseConfig, configErr = readDefaultConfig()
 	})
 	return baseConfig, configErr
+}
+
+// readDefaultConfig does what detect.NewDetectorDefaultConfig does, but
+// with a private viper instance instead of the process-global one, so it
+// neither clobbers an application's viper settings nor races with other
+// callers.
+func readDefaultConfig() (config.Config, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+		return config.Config{}, err
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return config.Config{}, err
+	}
+	return vc.Translate()
 }
 
 // subConfig returns cfg restricted to the given rules.
@@ -116,14 +123,33 @@ func subConfig(cfg config.Config, rules []config.Rule) config.Config {
 	return sub
 }
 
-// New returns a Scanner using gitleaks' default rules. The first call parses
-// and compiles gitleaks' configuration (tens of milliseconds); later calls
-// reuse it.
+var (
+	planOnce sync.Once
+	plan     *Scanner
+	planErr  error
+)
+
+// New returns a Scanner using gitleaks' default rules. The first call loads
+// and compiles gitleaks' configuration and prepares the windowed rules
+// (about 50 ms); later calls share that read-only state and cost nothing.
 func New() (*Scanner, error) {
-	cfg, err := loadConfig()
-	if err != nil {
-		return nil, err
+	planOnce.Do(func() {
+		cfg, err := loadConfig()
+		if err != nil {
+			planErr = err
+			return
+		}
+		plan, planErr = build(cfg)
+	})
+	if planErr != nil {
+		return nil, planErr
 	}
+	s := *plan
+	return &s, nil
+}
+
+// build prepares a Scanner for the gitleaks configuration cfg.
+func build(cfg config.Config) (*Scanner, error) {
 	s := &Scanner{all: detect.NewDetector(cfg)}
 
 	ids := slices.Sorted(func(yield func(string) bool) {
@@ -147,12 +173,23 @@ func New() (*Scanner, error) {
 		r := cfg.Rules[id]
 		if r.Regex != nil && r.Path == nil && len(r.RequiredRules) == 0 &&
 			!required[id] && !r.SkipReport && len(r.Keywords) > 0 {
-			if sh, ok := analyzeRegexp(r.Regex.String(), r.Keywords); ok && sh.windowable(r.Keywords) {
+			sh, ok := analyzeRegexp(r.Regex.String(), r.Keywords)
+			var relaxed *regexp.Regexp
+			if ok && sh.windowable(r.Keywords) {
+				var err error
+				relaxed, err = relaxedRegexp(r.Regex.String())
+				ok = err == nil
+			}
+			if ok && sh.windowable(r.Keywords) {
 				idx := len(s.win)
 				s.win = append(s.win, winRule{
-					det:   detect.NewDetector(subConfig(cfg, []config.Rule{r})),
-					maxNL: sh.maxNL,
-					maxW:  sh.maxW,
+					det:      detect.NewDetector(subConfig(cfg, []config.Rule{r})),
+					re:       relaxed,
+					anchored: anchoredRegexp(sh.anchored),
+					maxNL:    sh.maxNL,
+					maxW:     sh.maxW,
+					pre:      sh.pre,
+					chars:    sh.chars,
 				})
 				for _, l := range sh.lits {
 					mb.add(l, int32(idx))
@@ -294,53 +331,111 @@ func (s *Scanner) findings(text string) []report.Finding {
 	lines := newLineIndex(text, buf.nl[:0])
 	buf.nl = lines.nl
 
-	wins := buf.wins[:0]
+	occs := buf.occs[:0]
 	runFull := s.fullAlways
-	s.lits.find(lower, func(pos, n int, rules []int32) {
-		for _, r := range rules {
-			if r == triggerFull {
-				runFull = true
-				continue
-			}
-			wr := &s.win[r]
-			a, b := wr.window(lines, pos, n)
-			wins = append(wins, window{rule: r, start: a, end: b})
+	s.lits.find(lower, func(pos, n int, r int32) {
+		if r == triggerFull {
+			runFull = true
+			return
 		}
+		occs = append(occs, s.win[r].occurrence(text, lines, r, pos, n))
 	})
-	buf.wins = wins
+	buf.occs = occs
 
 	var out []report.Finding
 	if runFull && s.full != nil {
 		out = append(out, s.full.DetectString(text)...)
 	}
-	if len(wins) == 0 {
-		return out
-	}
-	slices.SortFunc(wins, func(x, y window) int {
+	slices.SortFunc(occs, func(x, y occurrence) int {
 		if x.rule != y.rule {
 			return int(x.rule - y.rule)
 		}
-		return x.start - y.start
+		return x.tightA - y.tightA
 	})
-	// Merge the windows of each rule into regions and scan them.
-	for i := 0; i < len(wins); {
-		cur := wins[i]
+	for i := 0; i < len(occs); {
 		j := i + 1
-		for j < len(wins) && wins[j].rule == cur.rule && wins[j].start < cur.end {
-			cur.end = max(cur.end, wins[j].end)
+		for j < len(occs) && occs[j].rule == occs[i].rule {
 			j++
 		}
-		base := lines.line(cur.start)
-		for _, f := range s.win[cur.rule].det.DetectString(text[cur.start:cur.end]) {
-			// Make line numbers absolute, as a whole-text scan
-			// reports them (the region starts on line base).
-			f.StartLine += base
-			f.EndLine += base
-			out = append(out, f)
-		}
+		out = s.scanRule(text, lines, occs[i:j], out)
 		i = j
 	}
 	return dedupGeneric(out)
+}
+
+// scanRule runs one windowed rule over the occurrences of its literals,
+// sorted by tightA. First a relaxed form of the rule's regexp tests each
+// occurrence: anchored at the literal if the regexp allows that, otherwise
+// on the tight regions (merged where they overlap); no match there rules the
+// occurrence out. Then the wide regions are merged, and gitleaks scans
+// each merged wide region that holds an occurrence whose tight region
+// matched. See window.go for why this finds exactly the matches a
+// whole-text scan finds.
+func (s *Scanner) scanRule(text string, lines lineIndex, occs []occurrence, out []report.Finding) []report.Finding {
+	w := &s.win[occs[0].rule]
+	any := false
+	if w.anchored != nil {
+		// Test each occurrence with the part of the regexp that
+		// starts at the literal.
+		for i := range occs {
+			if w.anchored.MatchString(text[occs[i].pos:occs[i].tightB]) {
+				occs[i].active = true
+				any = true
+			}
+		}
+	}
+	for i := 0; w.anchored == nil && i < len(occs); {
+		a, b := occs[i].tightA, occs[i].tightB
+		j := i + 1
+		for j < len(occs) && occs[j].tightA < b {
+			b = max(b, occs[j].tightB)
+			j++
+		}
+		if w.re.MatchString(text[a:b]) {
+			any = true
+			for k := i; k < j; k++ {
+				occs[k].active = true
+			}
+		}
+		i = j
+	}
+	if !any {
+		return out
+	}
+	slices.SortFunc(occs, func(x, y occurrence) int { return x.wideA - y.wideA })
+	// gitleaks reports, as Finding.Line of a match on the last line of a
+	// text that does not end in '\n', everything from the start of the
+	// text. Scan the whole text if such a match is possible.
+	if last := occs[len(occs)-1]; last.wideB == len(text) && !strings.HasSuffix(text, "\n") {
+		for i := len(occs) - 1; i >= 0; i-- {
+			if occs[i].active && occs[i].wideB == len(text) {
+				return append(out, w.det.DetectString(text)...)
+			}
+		}
+	}
+	for i := 0; i < len(occs); {
+		a, b := occs[i].wideA, occs[i].wideB
+		active := occs[i].active
+		j := i + 1
+		for j < len(occs) && occs[j].wideA < b {
+			b = max(b, occs[j].wideB)
+			active = active || occs[j].active
+			j++
+		}
+		if active {
+			base := lines.line(a)
+			for _, f := range w.det.DetectString(text[a:b]) {
+				// Make line numbers absolute, as a whole-text
+				// scan reports them (the region starts on line
+				// base).
+				f.StartLine += base
+				f.EndLine += base
+				out = append(out, f)
+			}
+		}
+		i = j
+	}
+	return out
 }
 
 // dedupGeneric drops a generic-rule finding when a specific rule found a
@@ -378,7 +473,7 @@ func hasFoldRune(text string) bool {
 type buffers struct {
 	lower []byte
 	nl    []int
-	wins  []window
+	occs  []occurrence
 }
 
 var bufPool = sync.Pool{New: func() any { return new(buffers) }}
@@ -398,8 +493,8 @@ func putBuffers(b *buffers) {
 	if cap(b.nl) > 1<<16 {
 		b.nl = nil
 	}
-	if cap(b.wins) > 1<<14 {
-		b.wins = nil
+	if cap(b.occs) > 1<<14 {
+		b.occs = nil
 	}
 	bufPool.Put(b)
 }
@@ -486,7 +581,9 @@ func isRuleIDByte(c byte) bool {
 }
 
 // dropMarkerOnly removes spans that cover nothing but existing markers, so
-// that redacted text is left alone when scanned again.
+// that redacted text is left alone when scanned again, and widens spans
+// that cut into a marker to the whole marker. Each pass of Redact therefore
+// replaces at least one byte outside markers, and Redact terminates.
 func dropMarkerOnly(text string, spans []span) []span {
 	if len(spans) == 0 || !strings.Contains(text, markerPrefix) {
 		return spans
@@ -497,9 +594,16 @@ func dropMarkerOnly(text string, spans []span) []span {
 	}
 	out := spans[:0]
 	for _, sp := range spans {
-		if !coveredByMarkers(sp, markers) {
-			out = append(out, sp)
+		if coveredByMarkers(sp, markers) {
+			continue
 		}
+		for _, m := range markers {
+			if m[0] < sp.end && sp.start < m[1] {
+				sp.start = min(sp.start, m[0])
+				sp.end = max(sp.end, m[1])
+			}
+		}
+		out = append(out, sp)
 	}
 	return out
 }

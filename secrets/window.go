@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -8,46 +9,65 @@ import (
 	"unicode/utf8"
 )
 
-// This file holds the analysis that lets Scanner run most gitleaks rules on
-// small windows of the text instead of on the whole text, with exactly the
-// same matches.
+// This file holds the regexp analysis that lets Scanner run most gitleaks
+// rules on a few small regions of a text instead of on the whole text, with
+// exactly the matches a whole-text scan finds.
 //
 // Why: gitleaks gates each rule by a keyword prefilter, but once one keyword
-// of a rule occurs anywhere in a fragment the rule's regexp runs over the
+// of a rule occurs anywhere in a fragment, the rule's regexp runs over the
 // whole fragment. Keywords such as "s.", "sk", "ey", "key" or "access" occur
-// in almost every diff, and Go's regexp runs patterns without a literal
-// prefix at only ~8 MB/s, so DetectString on a 20 KB diff costs ~8 ms.
+// in almost every diff, and Go's regexp runs such patterns at 3-8 MB/s
+// (gitleaks' generic-api-key compiles to 554 NFA instructions), so
+// DetectString costs 6-9 ms per 20 KB of code.
 //
-// How, and why it is exact. For a rule we derive from its regexp syntax tree
+// What the analysis derives for a rule, from its regexp's syntax tree:
 //
 //   - lits: a set of strings, one of which occurs (up to ASCII case) in every
-//     match of the regexp on any input, each containing one of the rule's
-//     keywords; and
-//   - maxNL, an upper bound on the number of '\n' in a match, and/or maxW, an
-//     upper bound on the byte length of a match.
+//     match, each containing one of the rule's keywords. A literal may carry
+//     \b marks at its ends (wordBoundary);
+//   - for the occurrence of that literal, bounds on what a match may hold
+//     before it (pre: bytes, newlines, byte set) and in total (maxW bytes,
+//     maxNL newlines, chars: the bytes any match can contain);
+//   - anchored: if the literal starts a run of the top-level concatenation,
+//     the sub-expression matching the rest of the match from the literal on.
 //
-// Every match then contains an occurrence q of a literal and lies inside the
-// lines line(q)-maxNL .. line(q)+maxNL, and inside the bytes
-// [q+len-maxW, q+maxW]. For each occurrence we take that interval, widen it
-// to whole lines plus the '\n' on either side, and merge overlapping
-// intervals into regions; a detector holding only that rule scans each
-// region. The matches of the regexp in a region are exactly the whole-text
-// matches that lie in it: any match found in the region contains a literal
-// occurrence whose interval is inside the region and never touches its
-// edges, so every assertion (\b, ^, $, \A, \z) sees the same neighbouring
-// characters as in the whole text and leftmost-first matching makes the same
-// choices; no whole-text match crosses a region boundary. Regions start at
-// the preceding '\n' so gitleaks computes the same Finding.Line (used by
-// allowlists that target the line and by "gitleaks:allow"). The keyword gate
-// passes in every region because the literal, hence a keyword, is in it.
+// How Scanner uses it, per windowed rule (Scanner.findings, scanRule):
 //
-// The literal search folds ASCII case only. Two non-ASCII runes fold to ASCII
-// letters (U+017F 'ſ' to 's', U+212A KELVIN SIGN to 'k'); a text containing
-// either takes the plain whole-text path.
+//  1. Find every occurrence q of a literal whose \b marks hold in the text.
+//     Every match contains such an occurrence (its designated one).
+//  2. core(q): walk back from q over pre.chars (within pre's bounds) and
+//     forward over chars (within maxW of q and maxNL newlines). A match
+//     containing q as its designated occurrence lies inside core(q). tight(q)
+//     is core(q) plus one byte each side; wide(q) is core(q) widened to
+//     whole lines plus the '\n' on each side.
+//  3. q is active if a relaxed form of the rule's regexp (counted
+//     repetitions unbounded: a superset) matches text[q:tight end] anchored
+//     at q, or, without an anchored form, anywhere in tight(q). An inactive q
+//     is the designated occurrence of no match.
+//  4. Merge the wide regions of all occurrences into disjoint regions; scan
+//     each region holding an active occurrence with a detector holding only
+//     that rule.
 //
-// Rules that do not qualify (no usable literal, unbounded in both lines and
-// bytes, composite rules, path rules, rules without keywords) run on the
-// whole text exactly as in gitleaks.
+// Why the regions give exactly the whole-text matches: every whole-text match
+// lies in wide(q) of its designated, active occurrence, inside one region.
+// Conversely a match found inside a region contains an occurrence q' that is
+// not at the region's edge (the edges are '\n' and literals hold no '\n'),
+// so q' has the same \b context as in the whole text, its wide region is part
+// of this region, and the match lies strictly inside core(q'): every
+// assertion (\b, ^, $, \A, \z) sees the same neighbouring bytes as in the
+// whole text, and leftmost-first matching makes the same choices, so it is a
+// whole-text match. No whole-text match crosses a region boundary. Regions
+// start at the '\n' before their first line, so gitleaks computes the same
+// Finding.Line (used by "gitleaks:allow" and by allowlists that target the
+// line), and the keyword gate passes since the literal is in the region.
+//
+// The literal search folds ASCII case only. Three non-ASCII runes fold or
+// lower-case to ASCII letters (U+017F 'ſ', U+0130 'İ', U+212A KELVIN SIGN); a
+// text containing one of them takes the plain whole-text path.
+//
+// Rules that do not qualify (no usable literal, unbounded extent, composite
+// rules, path rules, rules without keywords) run on the whole text exactly as
+// in gitleaks, gated by their keywords.
 
 const (
 	maxLitSet  = 64   // largest literal set tracked
@@ -63,6 +83,110 @@ type litInfo struct {
 	exact  []string // every string the node can match; nil if unknown
 	prefix []string // every match starts with one of these; nil if unknown
 	req    []string // every match contains one of these; nil if none known
+	// reqPre bounds how far a match extends before the occurrence of
+	// the req literal it contains (zero for exact and prefix sets).
+	reqPre extent
+	// anchor, if not nil, is a sequence of sub-expressions whose
+	// concatenation matches exactly the part of a match that starts at
+	// that occurrence of the req literal.
+	anchor []*syntax.Regexp
+}
+
+// extent bounds a stretch of matched text: at most w bytes and nl newlines
+// (-1: unbounded), all of them in chars.
+type extent struct {
+	w, nl int
+	chars charset
+}
+
+func (e extent) plus(f extent) extent {
+	add := func(a, b int) int {
+		if a < 0 || b < 0 {
+			return -1
+		}
+		return a + b
+	}
+	return extent{add(e.w, f.w), add(e.nl, f.nl), e.chars.union(f.chars)}
+}
+
+func (e extent) union(f extent) extent {
+	m := func(a, b int) int {
+		if a < 0 || b < 0 {
+			return -1
+		}
+		return max(a, b)
+	}
+	return extent{m(e.w, f.w), m(e.nl, f.nl), e.chars.union(f.chars)}
+}
+
+func extentOf(re *syntax.Regexp) extent {
+	return extent{maxWidth(re), maxNL(re), charsOf(re)}
+}
+
+// charset is a set of bytes that may occur in a match. Bytes of multi-byte
+// runes (and invalid UTF-8) are tracked together: high says whether any
+// byte >= 0x80 may occur.
+type charset struct {
+	ascii [2]uint64
+	high  bool
+}
+
+func (c charset) union(d charset) charset {
+	return charset{[2]uint64{c.ascii[0] | d.ascii[0], c.ascii[1] | d.ascii[1]}, c.high || d.high}
+}
+
+func (c *charset) addRange(lo, hi rune) {
+	for r := lo; r <= hi && r < utf8.RuneSelf; r++ {
+		c.ascii[r>>6] |= 1 << (r & 63)
+	}
+	if hi >= utf8.RuneSelf {
+		c.high = true
+	}
+}
+
+func (c *charset) has(b byte) bool {
+	if b >= utf8.RuneSelf {
+		return c.high
+	}
+	return c.ascii[b>>6]&(1<<(b&63)) != 0
+}
+
+// charsOf returns the bytes that may occur in a match of re.
+func charsOf(re *syntax.Regexp) charset {
+	var c charset
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			c.addRange(r, r)
+			if re.Flags&syntax.FoldCase != 0 {
+				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+					c.addRange(f, f)
+				}
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			c.addRange(re.Rune[i], re.Rune[i+1])
+		}
+	case syntax.OpAnyChar:
+		c.addRange(0, unicode.MaxRune)
+	case syntax.OpAnyCharNotNL:
+		c.addRange(0, '\n'-1)
+		c.addRange('\n'+1, unicode.MaxRune)
+	default:
+		for _, s := range re.Sub {
+			c = c.union(charsOf(s))
+		}
+	}
+	return c
+}
+
+// requirementPre is the extent before the literal of li.requirement().
+func (li litInfo) requirementPre() extent {
+	if li.exact != nil {
+		return extent{}
+	}
+	return li.reqPre
 }
 
 // pre returns the set of strings every match starts with, or nil.
@@ -79,17 +203,39 @@ func (li litInfo) requirement() []string {
 	if li.exact != nil {
 		set = li.exact
 	}
-	if len(set) == 0 || slices.Contains(set, "") {
+	if len(set) == 0 || slices.ContainsFunc(set, func(s string) bool { return litLen(s) == 0 }) {
 		return nil
 	}
 	return set
 }
 
+// wordBoundary stands for a \b assertion inside a literal string. The
+// analysis keeps it where it borders a literal: an occurrence of the literal
+// where the assertion fails cannot be the one a match requires, so the
+// matcher skips it. Interior ones are dropped.
+const wordBoundary = "\x00"
+
+// litLen is the length of a literal string without wordBoundary marks.
+func litLen(s string) int { return len(s) - strings.Count(s, wordBoundary) }
+
+// splitLit turns an analysed literal into the bytes to search for and
+// whether a word boundary must hold before and after it.
+func splitLit(s string) (lit string, before, after bool) {
+	before = strings.HasPrefix(s, wordBoundary)
+	after = strings.HasSuffix(s, wordBoundary) && litLen(s) > 0
+	return strings.ReplaceAll(s, wordBoundary, ""), before, after
+}
+
 // ruleShape is the result of analysing one rule's regexp.
 type ruleShape struct {
-	lits  []string // required literals, lower-cased; nil if none usable
+	lits  []string // required literals, lower-cased, with wordBoundary marks; nil if none usable
 	maxNL int      // max number of '\n' in a match; -1 if unbounded
 	maxW  int      // max match width in bytes; -1 if unbounded
+	pre   extent   // how far a match extends before its literal
+	chars charset  // bytes that may occur in a match
+	// anchored, if not empty, matches exactly the part of a match that
+	// starts at its literal (see litInfo.anchor).
+	anchored string
 }
 
 // analyzer derives a ruleShape; keywords steer the choice of literals
@@ -104,14 +250,29 @@ func analyzeRegexp(expr string, keywords []string) (ruleShape, bool) {
 		return ruleShape{}, false
 	}
 	a := analyzer{keywords: keywords}
-	lits := a.literals(re).requirement()
+	info := a.literals(re)
+	lits := info.requirement()
 	for _, l := range lits {
-		if len(l) < minLitLen {
+		if litLen(l) < minLitLen {
 			lits = nil
 			break
 		}
 	}
-	return ruleShape{lits: dedup(lits), maxNL: maxNL(re), maxW: maxWidth(re)}, true
+	sh := ruleShape{
+		lits:  dedup(lits),
+		maxNL: maxNL(re),
+		maxW:  maxWidth(re),
+		pre:   info.requirementPre(),
+		chars: charsOf(re),
+	}
+	anchor := info.anchor
+	if info.exact != nil {
+		anchor = []*syntax.Regexp{re}
+	}
+	if anchor != nil {
+		sh.anchored = (&syntax.Regexp{Op: syntax.OpConcat, Sub: anchor}).String()
+	}
+	return sh, true
 }
 
 // windowable reports whether the rule can be scanned on windows: it has
@@ -120,6 +281,11 @@ func analyzeRegexp(expr string, keywords []string) (ruleShape, bool) {
 func (sh ruleShape) windowable(keywords []string) bool {
 	if len(sh.lits) == 0 || !allHaveKeyword(sh.lits, keywords) {
 		return false
+	}
+	for _, l := range sh.lits {
+		if strings.Contains(l, "\n") {
+			return false // see window.go: literals must not span lines
+		}
 	}
 	lineOK := sh.maxNL >= 0 && sh.maxNL <= maxWindowL
 	byteOK := sh.maxW >= 0 && sh.maxW <= maxWindowW
@@ -133,7 +299,7 @@ func allHaveKeyword(lits, keywords []string) bool {
 	for _, l := range lits {
 		ok := false
 		for _, k := range keywords {
-			if k != "" && strings.Contains(l, strings.ToLower(k)) {
+			if k != "" && strings.Contains(strings.ReplaceAll(l, wordBoundary, ""), strings.ToLower(k)) {
 				ok = true
 				break
 			}
@@ -169,8 +335,8 @@ func (a *analyzer) better(x, y []string) bool {
 func minLen(s []string) int {
 	m := -1
 	for _, x := range s {
-		if m < 0 || len(x) < m {
-			m = len(x)
+		if n := litLen(x); m < 0 || n < m {
+			m = n
 		}
 	}
 	return m
@@ -193,7 +359,11 @@ func cross(xs, ys []string) []string {
 	out := make([]string, 0, len(xs)*len(ys))
 	for _, x := range xs {
 		for _, y := range ys {
-			out = append(out, x+y)
+			s := x + y
+			for strings.Contains(s, wordBoundary+wordBoundary) {
+				s = strings.ReplaceAll(s, wordBoundary+wordBoundary, wordBoundary)
+			}
+			out = append(out, s)
 		}
 	}
 	return dedup(out)
@@ -225,9 +395,10 @@ func runeInfo(r rune, fold bool) litInfo {
 
 func (a *analyzer) literals(re *syntax.Regexp) litInfo {
 	switch re.Op {
+	case syntax.OpWordBoundary:
+		return litInfo{exact: []string{wordBoundary}}
 	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine,
-		syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary,
-		syntax.OpNoWordBoundary:
+		syntax.OpBeginText, syntax.OpEndText, syntax.OpNoWordBoundary:
 		return litInfo{exact: []string{""}}
 	case syntax.OpLiteral:
 		fold := re.Flags&syntax.FoldCase != 0
@@ -259,7 +430,11 @@ func (a *analyzer) literals(re *syntax.Regexp) litInfo {
 		}
 		return litInfo{exact: set}
 	case syntax.OpCapture:
-		return a.literals(re.Sub[0])
+		info := a.literals(re.Sub[0])
+		if info.exact != nil {
+			info.anchor = []*syntax.Regexp{re}
+		}
+		return info
 	case syntax.OpQuest:
 		sub := a.literals(re.Sub[0])
 		if sub.exact != nil && len(sub.exact) < maxLitSet {
@@ -267,8 +442,9 @@ func (a *analyzer) literals(re *syntax.Regexp) litInfo {
 		}
 		return litInfo{}
 	case syntax.OpPlus:
+		// The first repetition's literal is at its own offset.
 		sub := a.literals(re.Sub[0])
-		return litInfo{prefix: sub.pre(), req: sub.requirement()}
+		return litInfo{prefix: sub.pre(), req: sub.requirement(), reqPre: sub.requirementPre()}
 	case syntax.OpRepeat:
 		sub := a.literals(re.Sub[0])
 		switch {
@@ -280,7 +456,7 @@ func (a *analyzer) literals(re *syntax.Regexp) litInfo {
 			}
 			return litInfo{}
 		case re.Min >= 1:
-			return litInfo{prefix: sub.pre(), req: sub.requirement()}
+			return litInfo{prefix: sub.pre(), req: sub.requirement(), reqPre: sub.requirementPre()}
 		}
 		return litInfo{}
 	case syntax.OpConcat:
@@ -315,26 +491,36 @@ func (a *analyzer) alternate(infos []litInfo) litInfo {
 	if exact := union(func(li litInfo) []string { return li.exact }); exact != nil {
 		return litInfo{exact: exact}
 	}
+	pre := extent{}
+	for _, info := range infos {
+		pre = pre.union(info.requirementPre())
+	}
 	return litInfo{
 		prefix: union(litInfo.pre),
 		req:    union(litInfo.requirement),
+		reqPre: pre,
 	}
 }
 
 func (a *analyzer) concat(parts []*syntax.Regexp) litInfo {
 	var (
-		cur       = []string{""} // strings matched by the current run of exact parts
-		exactAll  = true
-		prefix    []string
-		prefixSet bool
-		best      []string
+		cur        = []string{""} // strings matched by the current run of exact parts
+		runStart   int            // index of the first part of the current run
+		runPre     extent         // extent of the parts before the current run
+		done       extent         // extent of the parts before the current part
+		exactAll   = true
+		prefix     []string
+		prefixSet  bool
+		best       []string
+		bestPre    extent
+		bestAnchor []*syntax.Regexp
 	)
-	consider := func(set []string) {
-		if len(set) == 0 || slices.Contains(set, "") {
+	consider := func(set []string, pre extent, anchor []*syntax.Regexp) {
+		if len(set) == 0 || slices.ContainsFunc(set, func(s string) bool { return litLen(s) == 0 }) {
 			return
 		}
 		if a.better(set, best) {
-			best = set
+			best, bestPre, bestAnchor = set, pre, anchor
 		}
 	}
 	endRun := func(ext []string) {
@@ -342,18 +528,20 @@ func (a *analyzer) concat(parts []*syntax.Regexp) litInfo {
 			prefix, prefixSet = ext, true
 		}
 		exactAll = false
-		consider(ext)
+		consider(ext, runPre, parts[runStart:])
 	}
-	for _, p := range parts {
+	for k, p := range parts {
 		info := a.literals(p)
 		if info.exact != nil {
-			if c := cross(cur, info.exact); c != nil {
+			if c := cross(cur, info.exact); c == nil {
+				// Too many combinations: close the run, start a
+				// new one.
+				endRun(cur)
+				cur, runStart, runPre = info.exact, k, done
+			} else {
 				cur = c
-				continue
 			}
-			// Too many combinations: close the run, start a new one.
-			endRun(cur)
-			cur = info.exact
+			done = done.plus(extentOf(p))
 			continue
 		}
 		ext := cur
@@ -361,14 +549,19 @@ func (a *analyzer) concat(parts []*syntax.Regexp) litInfo {
 			ext = c
 		}
 		endRun(ext)
-		consider(info.req)
-		cur = []string{""}
+		var anchor []*syntax.Regexp
+		if info.anchor != nil {
+			anchor = append(slices.Clip(info.anchor), parts[k+1:]...)
+		}
+		consider(info.req, done.plus(info.reqPre), anchor)
+		done = done.plus(extentOf(p))
+		cur, runStart, runPre = []string{""}, k+1, done
 	}
 	if exactAll {
 		return litInfo{exact: cur}
 	}
-	consider(cur)
-	return litInfo{prefix: prefix, req: best}
+	consider(cur, runPre, parts[runStart:])
+	return litInfo{prefix: prefix, req: best, reqPre: bestPre, anchor: bestAnchor}
 }
 
 // maxNL returns an upper bound on the number of '\n' in any match of re, or
@@ -395,7 +588,7 @@ func maxNL(re *syntax.Regexp) int {
 		}
 		return 0
 	}
-	return extent(re, maxNL)
+	return combine(re, maxNL)
 }
 
 // maxWidth returns an upper bound on the byte length of any match of re,
@@ -416,11 +609,11 @@ func maxWidth(re *syntax.Regexp) int {
 	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
 		return utf8.UTFMax
 	}
-	return extent(re, maxWidth)
+	return combine(re, maxWidth)
 }
 
-// extent combines a per-leaf measure over the structure of re.
-func extent(re *syntax.Regexp, leaf func(*syntax.Regexp) int) int {
+// combine combines a per-leaf measure over the structure of re.
+func combine(re *syntax.Regexp, leaf func(*syntax.Regexp) int) int {
 	switch re.Op {
 	case syntax.OpNoMatch, syntax.OpEmptyMatch, syntax.OpBeginLine,
 		syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
@@ -479,4 +672,136 @@ func maxRuneLen(r rune, fold bool) int {
 		}
 	}
 	return n
+}
+
+// relaxedRegexp returns a regexp that matches somewhere in every string in
+// which expr matches somewhere, and is cheap to run: counted repetitions
+// lose their upper bound (x{n,m} becomes x{n,}), which removes most states
+// of patterns like gitleaks' generic rule (554 instructions: the NFA tracks
+// hundreds of threads per byte), and nullable assertion-free parts at the
+// ends of the top-level concatenation are dropped, since an unanchored
+// search finds the rest anyway. It may match where expr does not; it is
+// only used to rule regions out.
+func relaxedRegexp(expr string) (*regexp.Regexp, error) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	re = relax(re)
+	top := re
+	for top.Op == syntax.OpCapture {
+		top = top.Sub[0]
+	}
+	if top.Op == syntax.OpConcat {
+		parts := top.Sub
+		for len(parts) > 1 && droppable(parts[0]) {
+			parts = parts[1:]
+		}
+		for len(parts) > 1 && droppable(parts[len(parts)-1]) {
+			parts = parts[:len(parts)-1]
+		}
+		top.Sub = parts
+	}
+	return regexp.Compile(re.String())
+}
+
+// anchoredRegexp returns a relaxed (see relaxedRegexp) regexp anchored at
+// the start of the text for ruleShape.anchored, or nil if there is none or
+// if the anchoring could hide a match.
+//
+// It runs on text[q:] for a literal occurrence q whose word-boundary
+// conditions were checked on the whole text, so leading \b assertions are
+// dropped. Assertions at the start of text[q:] are otherwise evaluated
+// without the byte before q: ^, \A and \b can then only hold more often
+// than in the whole text (harmless: the result is a superset), but \B could
+// hold less often, so expressions containing \B are not anchored.
+func anchoredRegexp(anchored string) *regexp.Regexp {
+	if anchored == "" {
+		return nil
+	}
+	re, err := syntax.Parse(anchored, syntax.Perl)
+	if err != nil || hasOp(re, syntax.OpNoWordBoundary) {
+		return nil
+	}
+	re = relax(re)
+	if re.Op == syntax.OpConcat {
+		for len(re.Sub) > 1 && re.Sub[0].Op == syntax.OpWordBoundary {
+			re.Sub = re.Sub[1:]
+		}
+	}
+	out, err := regexp.Compile(`\A(?:` + re.String() + `)`)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+func hasOp(re *syntax.Regexp, op syntax.Op) bool {
+	if re.Op == op {
+		return true
+	}
+	for _, s := range re.Sub {
+		if hasOp(s, op) {
+			return true
+		}
+	}
+	return false
+}
+
+func relax(re *syntax.Regexp) *syntax.Regexp {
+	for i, s := range re.Sub {
+		re.Sub[i] = relax(s)
+	}
+	if re.Op == syntax.OpRepeat && re.Max > re.Min && re.Max > 1 {
+		re.Max = -1
+	}
+	return re
+}
+
+// droppable reports whether re can match the empty string and contains no
+// zero-width assertion.
+func droppable(re *syntax.Regexp) bool {
+	return minWidth(re) == 0 && !hasAssertion(re)
+}
+
+func hasAssertion(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, s := range re.Sub {
+		if hasAssertion(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func minWidth(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minWidth(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min * minWidth(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, s := range re.Sub {
+			n += minWidth(s)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, s := range re.Sub {
+			if w := minWidth(s); n < 0 || w < n {
+				n = w
+			}
+		}
+		return max(n, 0)
+	}
+	return 0 // empty, assertions, star, quest, no-match
 }
