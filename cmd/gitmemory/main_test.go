@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/internal/gittest"
 	"github.com/gitmemory/gitmemory/store"
 )
@@ -166,10 +167,36 @@ func TestLockedByAnotherProcess(t *testing.T) {
 }
 
 func TestRenderProgress(t *testing.T) {
-	line := renderProgress("demo", progressAt(50, 200, 10*time.Second), 10)
+	line := renderProgress("demo", indexer.Progress{Done: 50, Total: 200, Elapsed: 10 * time.Second}, 10)
 	for _, want := range []string{"[==        ]", "50/200", "25%", "5 commits/s", "ETA 0:30"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("progress %q lacks %q", line, want)
 		}
+	}
+}
+
+// TestInterruptedSyncResumes cancels a sync as Ctrl-C does (main turns
+// SIGINT and SIGTERM into a cancelled context), then runs it again.
+func TestInterruptedSyncResumes(t *testing.T) {
+	home := t.TempDir()
+	g := gittest.Generate(t, 1500, 3)
+	mustCLI(t, home, "add", g.Dir, "--name", "gen")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"--home", home, "sync", "gen"}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "interrupted") || !strings.Contains(errb.String(), "to resume") {
+		t.Fatalf("interrupted sync: exit %d, stderr %q", code, errb.String())
+	}
+	var st struct{ Indexed int }
+	json.Unmarshal([]byte(mustCLI(t, home, "status", "gen", "--json")), &st)
+	total := strings.Count(g.Git("rev-list", "main"), "\n") + 1
+	if st.Indexed >= total {
+		t.Fatalf("the sync finished before the interrupt (%d commits): nothing was tested", st.Indexed)
+	}
+	mustCLI(t, home, "sync", "gen")
+	json.Unmarshal([]byte(mustCLI(t, home, "status", "gen", "--json")), &st)
+	if st.Indexed != total {
+		t.Errorf("after resuming %d commits indexed, want %d", st.Indexed, total)
 	}
 }

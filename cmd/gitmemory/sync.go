@@ -138,6 +138,9 @@ func (a *app) syncOne(ctx context.Context, h *memory.Home, name string, pol memo
 		Tune:     func(o *indexer.Options) { o.Workers = workers },
 	})
 	bar.finish()
+	if errors.Is(err, context.Canceled) {
+		return syncReport{}, fmt.Errorf("sync of %s interrupted; what was written is kept: run 'gitmemory sync %s' to resume", name, name)
+	}
 	if err != nil {
 		return syncReport{}, err
 	}
