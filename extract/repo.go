@@ -250,12 +250,15 @@ func (r *Repo) ResolveBranch(name string) (string, error) {
 type Ref struct {
 	Name   string // short name
 	Kind   string // "branch", "tag" or "remote"
-	Target string
+	Object string // what the ref names: a commit, or an annotated tag
+	Target string // the commit, or "" for a tag of a tree or blob
 }
 
 // Refs lists branches, remote-tracking branches and tags, with annotated
-// tags peeled to their commits.
-func (r *Repo) Refs() ([]Ref, error) {
+// tags peeled to their commits. Peeling reads each tag object (a thousand
+// of them in git/git), so tags whose object is unchanged since a previous
+// listing (known, by name) keep their known target.
+func (r *Repo) Refs(known map[string]Ref) ([]Ref, error) {
 	iter, err := r.repo.References()
 	if err != nil {
 		return nil, fmt.Errorf("list refs: %w", err)
@@ -277,17 +280,21 @@ func (r *Repo) Refs() ([]Ref, error) {
 		default:
 			return nil
 		}
-		target := ref.Hash()
+		object := ref.Hash().String()
+		if k, ok := known[name.Short()]; ok && k.Object == object && k.Kind == kind {
+			out = append(out, k)
+			return nil
+		}
+		target := ref.Hash().String()
 		if kind == "tag" {
-			if t, err := r.repo.TagObject(target); err == nil {
-				c, err := t.Commit()
-				if err != nil {
-					return nil // a tag of a tree or blob: not a commit ref
+			if t, err := r.repo.TagObject(ref.Hash()); err == nil {
+				target = "" // a tag of a tree or blob names no commit
+				if c, err := t.Commit(); err == nil {
+					target = c.Hash.String()
 				}
-				target = c.Hash
 			}
 		}
-		out = append(out, Ref{Name: name.Short(), Kind: kind, Target: target.String()})
+		out = append(out, Ref{Name: name.Short(), Kind: kind, Object: object, Target: target})
 		return nil
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

@@ -30,6 +30,14 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 	if err != nil {
 		return err
 	}
+	if counts.Pending+counts.Failed == 0 {
+		return nil
+	}
+	// Secrets must be redacted before anything is written: no scanner, no
+	// processing.
+	if _, err := s.secretScanner(); err != nil {
+		return err
+	}
 	total := counts.Pending + counts.Failed
 	start, done := time.Now(), 0
 	seen := map[string]bool{}

@@ -151,4 +151,7 @@ CREATE TABLE queue (
 ) WITHOUT ROWID;
 CREATE INDEX queue_ready ON queue(status, priority DESC, seq);
 `,
+	// 2: the object a ref names (an annotated tag's own hash), so that
+	// unchanged tags need not be peeled again on every sync.
+	`ALTER TABLE refs ADD COLUMN object TEXT NOT NULL DEFAULT ''`,
 }
