@@ -2,6 +2,8 @@ package indexer
 
 import (
 	"context"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/gitmemory/gitmemory/internal/gittest"
@@ -10,9 +12,23 @@ import (
 
 // BenchmarkSync is a full initial sync of a generated 5,000-commit history
 // (several languages, renames, merges) into a fresh store: discovery,
-// extraction, secret scanning and writes. It reports commits per second.
+// extraction, secret scanning and writes, beside `git log --numstat -M`
+// over the same history. It reports commits per second for both.
 func BenchmarkSync(b *testing.B) {
 	g := gittest.Generate(b, 5000, 11)
+	b.Run("gitmemory", func(b *testing.B) { benchSync(b, g) })
+	commits, _ := strconv.Atoi(g.Git("rev-list", "--count", "main"))
+	b.Run("git-log-numstat", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("git", "-C", g.Dir, "log", "--numstat", "-M", "--format=%H", "main").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(commits*b.N)/b.Elapsed().Seconds(), "commits/s")
+	})
+}
+
+func benchSync(b *testing.B, g *gittest.Repo) {
 	var indexed int
 	for b.Loop() {
 		b.StopTimer()
