@@ -234,19 +234,41 @@ func (r *Repo) blob(h plumbing.Hash, limit int64) ([]byte, error) {
 	if b, ok := r.blobs.get(h); ok {
 		return b, nil
 	}
-	obj, err := r.store.EncodedObject(plumbing.BlobObject, h)
+	data, err := r.object(plumbing.BlobObject, h, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	if data == nil {
+		return nil, nil // larger than limit
+	}
+	r.blobs.put(h, data)
+	return data, nil
+}
+
+// object reads an object's content from the packs, or through go-git for
+// a loose or borrowed object. Content larger than limit is not read: it
+// returns nil.
+func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash, limit int64) ([]byte, error) {
+	if r.packs != nil {
+		typ, data, err := r.packs.read(h, limit)
+		if err == nil {
+			if typ != int(t) {
+				return nil, fmt.Errorf("%s is a %v, not a %v", h, plumbing.ObjectType(typ), t)
+			}
+			return data, nil
+		}
+		if !errors.Is(err, errNotInPack) {
+			return nil, err
+		}
+	}
+	obj, err := r.store.EncodedObject(t, h)
+	if err != nil {
+		return nil, err
 	}
 	if obj.Size() > limit {
 		return nil, nil
 	}
-	data, err := readAll(obj)
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	r.blobs.put(h, data)
-	return data, nil
+	return readAll(obj)
 }
 
 // readAll reads an object's content into a slice of its exact size: a

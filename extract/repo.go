@@ -72,6 +72,7 @@ type Repo struct {
 	trees   *treeCache
 	blobs   *byteCache
 	langs   map[string]string
+	packs   *packReader // nil: read every object through go-git
 }
 
 // Open opens the repository containing path (a work tree, a subdirectory of
@@ -113,6 +114,9 @@ func Open(path string, opts Options) (*Repo, error) {
 	}
 	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(int(opts.CacheBytes / 4)),
 		blobs: newByteCache(int(opts.CacheBytes / 4)), langs: map[string]string{}}
+	if r.packs, err = openPacks(objectsDir(fsStore.Filesystem().Root()), int(opts.CacheBytes/4)); err != nil {
+		return nil, fmt.Errorf("open packs of %s: %w", path, err)
+	}
 	shallow, err := st.Shallow()
 	if err != nil {
 		return nil, fmt.Errorf("read shallow list of %s: %w", path, err)
@@ -155,8 +159,24 @@ func isBare(dir string) bool {
 	return true
 }
 
+// objectsDir is the objects directory of a git directory, following a
+// linked work tree's commondir.
+func objectsDir(gitDir string) string {
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+		return filepath.Join(common, "objects")
+	}
+	return filepath.Join(gitDir, "objects")
+}
+
 // Close releases the repository's open pack files.
 func (r *Repo) Close() error {
+	if r.packs != nil {
+		r.packs.close()
+	}
 	if c, ok := r.store.(interface{ Close() error }); ok {
 		return c.Close()
 	}

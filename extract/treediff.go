@@ -32,11 +32,7 @@ func (r *Repo) tree(h plumbing.Hash) (*tree, error) {
 	if t, ok := r.trees.get(h); ok {
 		return t, nil
 	}
-	obj, err := r.store.EncodedObject(plumbing.TreeObject, h)
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
-	}
-	raw, err := readAll(obj)
+	raw, err := r.object(plumbing.TreeObject, h, 1<<62)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}

@@ -1,0 +1,277 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/klauspost/compress/zlib"
+)
+
+// packReader reads blobs and trees straight from memory-mapped pack files,
+// using go-git's index decoder and delta patcher. go-git's own object path
+// re-inflates an object's delta on every read, hashes every object it
+// caches and needs an offset-to-hash map of the whole pack (80 ms to build
+// for git/git) to resolve offset deltas; here delta bases are cached by
+// pack offset and inflated with klauspost's faster zlib. Objects it cannot
+// find (loose objects, alternates) are read by go-git as before.
+type packReader struct {
+	packs []*pack
+	cache *offsetCache
+	zr    io.ReadCloser // reused zlib reader
+}
+
+type pack struct {
+	idx  *idxfile.MemoryIndex
+	data []byte // the mapped pack file
+}
+
+// Object types of the pack format.
+const (
+	objCommit   = 1
+	objTree     = 2
+	objBlob     = 3
+	objTag      = 4
+	objOFSDelta = 6
+	objREFDelta = 7
+)
+
+// openPacks maps every pack of the repository whose objects directory is
+// dir. It returns nil (use go-git) when there are no packs.
+func openPacks(dir string, cacheBytes int) (*packReader, error) {
+	idxs, err := filepath.Glob(filepath.Join(dir, "pack", "*.idx"))
+	if err != nil || len(idxs) == 0 {
+		return nil, err
+	}
+	pr := &packReader{cache: newOffsetCache(cacheBytes)}
+	for _, ip := range idxs {
+		p, err := openPack(ip)
+		if err != nil {
+			pr.close()
+			return nil, err
+		}
+		pr.packs = append(pr.packs, p)
+	}
+	return pr, nil
+}
+
+func openPack(idxPath string) (*pack, error) {
+	f, err := os.Open(idxPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	idx := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(f).Decode(idx); err != nil {
+		return nil, fmt.Errorf("read %s: %w", idxPath, err)
+	}
+	pf, err := os.Open(strings.TrimSuffix(idxPath, ".idx") + ".pack")
+	if err != nil {
+		return nil, err
+	}
+	defer pf.Close()
+	st, err := pf.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() == 0 {
+		return nil, fmt.Errorf("empty pack %s", pf.Name())
+	}
+	data, err := syscall.Mmap(int(pf.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", pf.Name(), err)
+	}
+	return &pack{idx: idx, data: data}, nil
+}
+
+func (pr *packReader) close() {
+	for _, p := range pr.packs {
+		syscall.Munmap(p.data)
+	}
+	pr.packs = nil
+}
+
+var errNotInPack = errors.New("object not in a pack")
+
+// read returns an object's type and content, or errNotInPack. Content
+// larger than limit is not inflated: it returns nil content and no error.
+func (pr *packReader) read(h plumbing.Hash, limit int64) (int, []byte, error) {
+	for pi, p := range pr.packs {
+		off, err := p.idx.FindOffset(h)
+		if err != nil {
+			continue
+		}
+		return pr.at(pi, off, limit)
+	}
+	return 0, nil, errNotInPack
+}
+
+// at reads the object at a pack offset, resolving deltas.
+func (pr *packReader) at(pi int, off int64, limit int64) (int, []byte, error) {
+	if e, ok := pr.cache.get(pi, off); ok {
+		return e.typ, e.data, nil
+	}
+	p := pr.packs[pi]
+	typ, size, n, err := header(p.data, off)
+	if err != nil {
+		return 0, nil, err
+	}
+	pos := off + int64(n)
+	var base struct {
+		typ  int
+		data []byte
+	}
+	switch typ {
+	case objCommit, objTree, objBlob, objTag:
+		if size > limit {
+			return typ, nil, nil
+		}
+		data, err := pr.inflate(p.data[pos:], size)
+		if err != nil {
+			return 0, nil, err
+		}
+		pr.cache.put(pi, off, typ, data)
+		return typ, data, nil
+	case objOFSDelta:
+		rel, k := ofsDistance(p.data[pos:])
+		if k == 0 || rel > off {
+			return 0, nil, fmt.Errorf("bad delta offset at %d", off)
+		}
+		pos += int64(k)
+		base.typ, base.data, err = pr.at(pi, off-rel, 1<<62)
+	case objREFDelta:
+		if int(pos)+20 > len(p.data) {
+			return 0, nil, fmt.Errorf("truncated object at %d", off)
+		}
+		var bh plumbing.Hash
+		copy(bh[:], p.data[pos:pos+20])
+		pos += 20
+		base.typ, base.data, err = pr.read(bh, 1<<62)
+	default:
+		return 0, nil, fmt.Errorf("bad object type %d at %d", typ, off)
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	delta, err := pr.inflate(p.data[pos:], size)
+	if err != nil {
+		return 0, nil, err
+	}
+	data, err := packfile.PatchDelta(base.data, delta)
+	if err != nil {
+		return 0, nil, fmt.Errorf("delta at %d: %w", off, err)
+	}
+	if data == nil {
+		data = []byte{} // an empty result, not "too large"
+	}
+	if int64(len(data)) > limit {
+		return base.typ, nil, nil
+	}
+	pr.cache.put(pi, off, base.typ, data)
+	return base.typ, data, nil
+}
+
+// header parses an object header: type, inflated size, header length.
+func header(data []byte, off int64) (typ int, size int64, n int, err error) {
+	if off < 0 || off >= int64(len(data)) {
+		return 0, 0, 0, fmt.Errorf("offset %d outside the pack", off)
+	}
+	b := data[off:]
+	c := b[0]
+	typ, size, n = int(c>>4)&7, int64(c&15), 1
+	for shift := 4; c&0x80 != 0; shift += 7 {
+		if n >= len(b) || shift > 60 {
+			return 0, 0, 0, fmt.Errorf("bad object header at %d", off)
+		}
+		c = b[n]
+		size |= int64(c&0x7f) << shift
+		n++
+	}
+	return typ, size, n, nil
+}
+
+// ofsDistance decodes an offset delta's distance to its base (git's
+// "offset encoding": big-endian 7-bit groups, each continuation adding 1).
+func ofsDistance(b []byte) (int64, int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	c := b[0]
+	d, n := int64(c&0x7f), 1
+	for c&0x80 != 0 {
+		if n >= len(b) || n > 9 {
+			return 0, 0
+		}
+		c = b[n]
+		d = (d+1)<<7 | int64(c&0x7f)
+		n++
+	}
+	return d, n
+}
+
+func (pr *packReader) inflate(src []byte, size int64) ([]byte, error) {
+	r := bytes.NewReader(src)
+	if pr.zr == nil {
+		zr, err := zlib.NewReader(r)
+		if err != nil {
+			return nil, err
+		}
+		pr.zr = zr
+	} else if err := pr.zr.(zlib.Resetter).Reset(r, nil); err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(pr.zr, out); err != nil {
+		return nil, fmt.Errorf("inflate: %w", err)
+	}
+	return out, nil
+}
+
+// offsetCache keeps inflated objects by (pack, offset), two generations
+// bounded by bytes, like byteCache.
+type offsetCache struct {
+	max, size  int
+	young, old map[offsetKey]cached
+}
+
+type offsetKey struct {
+	pack int
+	off  int64
+}
+
+type cached struct {
+	typ  int
+	data []byte
+}
+
+func newOffsetCache(max int) *offsetCache {
+	return &offsetCache{max: max, young: map[offsetKey]cached{}}
+}
+
+func (c *offsetCache) get(pack int, off int64) (cached, bool) {
+	k := offsetKey{pack, off}
+	if e, ok := c.young[k]; ok {
+		return e, true
+	}
+	if e, ok := c.old[k]; ok {
+		c.put(pack, off, e.typ, e.data)
+		return e, true
+	}
+	return cached{}, false
+}
+
+func (c *offsetCache) put(pack int, off int64, typ int, data []byte) {
+	if c.size+len(data) > c.max {
+		c.old, c.young, c.size = c.young, map[offsetKey]cached{}, 0
+	}
+	c.young[offsetKey{pack, off}] = cached{typ, data}
+	c.size += len(data)
+}
