@@ -124,7 +124,7 @@ func (r *Repo) fileChanges(oc *object.Commit) ([]change, error) {
 	}
 	var oldTree *tree
 	if len(oc.ParentHashes) > 0 && !r.shallow[oc.Hash] {
-		parent, err := object.GetCommit(r.store, oc.ParentHashes[0])
+		parent, err := r.commit(oc.ParentHashes[0])
 		if err != nil {
 			return nil, fmt.Errorf("read parent %s: %w", oc.ParentHashes[0], err)
 		}
@@ -152,7 +152,7 @@ func (r *Repo) mergeOnly(oc *object.Commit, changes []change) ([]change, error) 
 		if len(changes) == 0 {
 			break
 		}
-		p, err := object.GetCommit(r.store, ph)
+		p, err := r.commit(ph)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			continue
 		}

@@ -1,8 +1,10 @@
 package extract
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -326,9 +328,44 @@ func (r *Repo) commitObject(hash string) (*object.Commit, error) {
 	if h.String() != strings.ToLower(hash) {
 		return nil, fmt.Errorf("bad commit hash %q", hash)
 	}
-	c, err := object.GetCommit(r.store, h)
+	c, err := r.commit(h)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", hash, err)
 	}
 	return c, nil
 }
+
+// commit reads and decodes a commit object: from the packs when it is
+// there (go-git's decoder on our bytes), else through go-git.
+func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
+	raw, err := r.object(plumbing.CommitObject, h, 1<<62)
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return nil, plumbing.ErrObjectNotFound
+		}
+		return nil, err
+	}
+	c := &object.Commit{}
+	if err := c.Decode(&rawObject{hash: h, typ: plumbing.CommitObject, data: raw}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// rawObject hands bytes we read to go-git's decoders, with the hash we
+// already know (a plumbing.MemoryObject would compute it again).
+type rawObject struct {
+	hash plumbing.Hash
+	typ  plumbing.ObjectType
+	data []byte
+}
+
+func (o *rawObject) Hash() plumbing.Hash           { return o.hash }
+func (o *rawObject) Type() plumbing.ObjectType     { return o.typ }
+func (o *rawObject) SetType(t plumbing.ObjectType) { o.typ = t }
+func (o *rawObject) Size() int64                   { return int64(len(o.data)) }
+func (o *rawObject) SetSize(int64)                 {}
+func (o *rawObject) Reader() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(o.data)), nil
+}
+func (o *rawObject) Writer() (io.WriteCloser, error) { return nil, errors.New("read-only object") }

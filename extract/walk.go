@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Walk is the result of discovering the commits to index behind a head.
@@ -43,7 +42,7 @@ func (r *Repo) Discover(head string, known func(hash string) bool, stop func(com
 			w.Boundary[h.String()] = true
 			continue
 		}
-		c, err := object.GetCommit(r.store, h)
+		c, err := r.commit(h)
 		if errors.Is(err, plumbing.ErrObjectNotFound) && h.String() != head {
 			w.Missing = append(w.Missing, h.String())
 			continue
@@ -104,6 +103,17 @@ func (r *Repo) Discover(head string, known func(hash string) bool, stop func(com
 // shallow-boundary parents or missing objects).
 func (r *Repo) Reachable(heads []string) (map[string]bool, error) {
 	seen := map[string]bool{}
+	err := r.walk(heads, func(h plumbing.Hash) bool {
+		seen[h.String()] = true
+		return true
+	})
+	return seen, err
+}
+
+// walk visits every commit reachable from heads once, until visit returns
+// false. Shallow-boundary parents and missing objects are not followed.
+func (r *Repo) walk(heads []string, visit func(plumbing.Hash) bool) error {
+	seen := map[plumbing.Hash]bool{}
 	var stack []plumbing.Hash
 	for _, h := range heads {
 		stack = append(stack, plumbing.NewHash(h))
@@ -111,39 +121,38 @@ func (r *Repo) Reachable(heads []string) (map[string]bool, error) {
 	for len(stack) > 0 {
 		h := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if seen[h.String()] {
+		if seen[h] {
 			continue
 		}
-		c, err := object.GetCommit(r.store, h)
+		seen[h] = true
+		c, err := r.commit(h)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read commit %s: %w", h, err)
+			return fmt.Errorf("read commit %s: %w", h, err)
 		}
-		seen[h.String()] = true
+		if !visit(h) {
+			return nil
+		}
 		if !r.shallow[h] {
 			stack = append(stack, c.ParentHashes...)
 		}
 	}
-	return seen, nil
+	return nil
 }
 
-// IsAncestor reports whether a is an ancestor of (or equal to) b.
+// IsAncestor reports whether a is an ancestor of (or equal to) b. It
+// walks b's history, so it is meant for the rare check after a head moved
+// in a way that is not a fast-forward.
 func (r *Repo) IsAncestor(a, b string) (bool, error) {
 	if a == b {
 		return true, nil
 	}
-	ca, err := object.GetCommit(r.store, plumbing.NewHash(a))
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return false, nil // gone from the repository: cannot be an ancestor
-	}
-	if err != nil {
-		return false, err
-	}
-	cb, err := r.commitObject(b)
-	if err != nil {
-		return false, err
-	}
-	return ca.IsAncestor(cb)
+	found := false
+	err := r.walk([]string{b}, func(h plumbing.Hash) bool {
+		found = found || h.String() == a
+		return !found
+	})
+	return found, err
 }
