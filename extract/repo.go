@@ -174,6 +174,14 @@ func objectsDir(gitDir string) string {
 	return filepath.Join(gitDir, "objects")
 }
 
+// ReleaseMemory returns the pages of mapped pack files to the kernel; a
+// sync calls it between batches to bound its resident memory.
+func (r *Repo) ReleaseMemory() {
+	if r.packs != nil {
+		r.packs.release()
+	}
+}
+
 // Close releases the repository's open pack files.
 func (r *Repo) Close() error {
 	if r.packs != nil {

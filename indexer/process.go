@@ -122,6 +122,7 @@ func (s *Syncer) extractBatch(ctx context.Context, repo *extract.Repo, items []q
 	}
 	close(work)
 	g.Wait()
+	repo.ReleaseMemory()
 	return out
 }
 
