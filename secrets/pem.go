@@ -53,6 +53,9 @@ func privateKeyTails(text string, out []span) []span {
 			break
 		}
 		f := off + i
+		for f+5 < len(text) && text[f+5] == '-' {
+			f++ // "------END": a removed line in a diff
+		}
 		off = f + 5
 		if !hasPrefixFold(text[off:], "end") {
 			continue

@@ -605,7 +605,16 @@ func maxWidth(re *syntax.Regexp) int {
 		if len(re.Rune) == 0 {
 			return 0
 		}
-		return max(utf8.RuneLen(min(re.Rune[len(re.Rune)-1], unicode.MaxRune)), 1)
+		// Ranges are sorted: the last bound is the largest rune.
+		switch hi := re.Rune[len(re.Rune)-1]; {
+		case hi >= 0x10000:
+			return 4
+		case hi >= 0x800:
+			return 3
+		case hi >= utf8.RuneSelf:
+			return 2
+		}
+		return 1
 	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
 		return utf8.UTFMax
 	}
@@ -675,8 +684,9 @@ func maxRuneLen(r rune, fold bool) int {
 }
 
 // relaxedRegexp returns a regexp that matches somewhere in every string in
-// which expr matches somewhere, and is cheap to run: counted repetitions
-// lose their upper bound (x{n,m} becomes x{n,}), which removes most states
+// which expr matches somewhere, and is cheap to run: counted repetitions with
+// a wide range lose their upper bound (x{10,150} becomes x{10,}), which
+// removes most states
 // of patterns like gitleaks' generic rule (554 instructions: the NFA tracks
 // hundreds of threads per byte), and nullable assertion-free parts at the
 // ends of the top-level concatenation are dropped, since an unanchored
@@ -748,11 +758,16 @@ func hasOp(re *syntax.Regexp, op syntax.Op) bool {
 	return false
 }
 
+// maxKeptRepeat is the largest spread of a counted repetition that
+// relaxedRegexp keeps: small bounds cost few states and keep the relaxed
+// regexp close to the original (fewer regions to hand to gitleaks).
+const maxKeptRepeat = 32
+
 func relax(re *syntax.Regexp) *syntax.Regexp {
 	for i, s := range re.Sub {
 		re.Sub[i] = relax(s)
 	}
-	if re.Op == syntax.OpRepeat && re.Max > re.Min && re.Max > 1 {
+	if re.Op == syntax.OpRepeat && re.Max-re.Min > maxKeptRepeat {
 		re.Max = -1
 	}
 	return re
