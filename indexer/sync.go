@@ -16,10 +16,10 @@ import (
 // Syncer syncs one repository into one store. The caller holds the store's
 // writer lock.
 type Syncer struct {
-	path    string
-	st      *store.Store
-	q       *queue.Queue
-	opts    Options
+	path string
+	st   *store.Store
+	q    *queue.Queue
+	opts Options
 	// scanner is built in the background by New (compiling gitleaks' rules
 	// takes ~100 ms, as long as the rest of a small incremental sync) and
 	// taken with scan when the first commit needs it.
