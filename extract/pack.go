@@ -113,18 +113,34 @@ var errNotInPack = errors.New("object not in a pack")
 // read returns an object's type and content, or errNotInPack. Content
 // larger than limit is not inflated: it returns nil content and no error.
 func (pr *packReader) read(h plumbing.Hash, limit int64) (int, []byte, error) {
+	return pr.readDepth(h, limit, 0)
+}
+
+func (pr *packReader) readDepth(h plumbing.Hash, limit int64, depth int) (int, []byte, error) {
 	for pi, p := range pr.packs {
 		off, err := p.idx.FindOffset(h)
 		if err != nil {
 			continue
 		}
-		return pr.at(pi, off, limit)
+		return pr.at(pi, off, limit, depth)
 	}
 	return 0, nil, errNotInPack
 }
 
+// maxDeltaDepth bounds delta chains, so that a corrupt pack whose deltas
+// refer to each other fails instead of recursing forever. (git's own
+// packs stay under 4,096; its default depth is 50.)
+const maxDeltaDepth = 10000
+
+// maxObjectBytes bounds what a (possibly corrupt) header may make us
+// allocate.
+const maxObjectBytes = 1 << 32
+
 // at reads the object at a pack offset, resolving deltas.
-func (pr *packReader) at(pi int, off int64, limit int64) (int, []byte, error) {
+func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte, error) {
+	if depth > maxDeltaDepth {
+		return 0, nil, fmt.Errorf("delta chain deeper than %d at %d", maxDeltaDepth, off)
+	}
 	if e, ok := pr.cache.get(pi, off); ok {
 		return e.typ, e.data, nil
 	}
@@ -132,6 +148,9 @@ func (pr *packReader) at(pi int, off int64, limit int64) (int, []byte, error) {
 	typ, size, n, err := header(p.data, off)
 	if err != nil {
 		return 0, nil, err
+	}
+	if size > maxObjectBytes {
+		return 0, nil, fmt.Errorf("object at %d claims %d bytes", off, size)
 	}
 	pos := off + int64(n)
 	var base struct {
@@ -151,11 +170,11 @@ func (pr *packReader) at(pi int, off int64, limit int64) (int, []byte, error) {
 		return typ, data, nil
 	case objOFSDelta:
 		rel, k := ofsDistance(p.data[pos:])
-		if k == 0 || rel > off {
+		if k == 0 || rel <= 0 || rel > off {
 			return 0, nil, fmt.Errorf("bad delta offset at %d", off)
 		}
 		pos += int64(k)
-		base.typ, base.data, err = pr.at(pi, off-rel, 1<<62)
+		base.typ, base.data, err = pr.at(pi, off-rel, 1<<62, depth+1)
 	case objREFDelta:
 		if int(pos)+20 > len(p.data) {
 			return 0, nil, fmt.Errorf("truncated object at %d", off)
@@ -163,7 +182,7 @@ func (pr *packReader) at(pi int, off int64, limit int64) (int, []byte, error) {
 		var bh plumbing.Hash
 		copy(bh[:], p.data[pos:pos+20])
 		pos += 20
-		base.typ, base.data, err = pr.read(bh, 1<<62)
+		base.typ, base.data, err = pr.readDepth(bh, 1<<62, depth+1)
 	default:
 		return 0, nil, fmt.Errorf("bad object type %d at %d", typ, off)
 	}
@@ -197,7 +216,7 @@ func header(data []byte, off int64) (typ int, size int64, n int, err error) {
 	c := b[0]
 	typ, size, n = int(c>>4)&7, int64(c&15), 1
 	for shift := 4; c&0x80 != 0; shift += 7 {
-		if n >= len(b) || shift > 60 {
+		if n >= len(b) || shift > 53 {
 			return 0, 0, 0, fmt.Errorf("bad object header at %d", off)
 		}
 		c = b[n]
@@ -216,7 +235,8 @@ func ofsDistance(b []byte) (int64, int) {
 	c := b[0]
 	d, n := int64(c&0x7f), 1
 	for c&0x80 != 0 {
-		if n >= len(b) || n > 9 {
+		// Eight 7-bit groups already exceed any pack's size.
+		if n >= len(b) || n >= 8 {
 			return 0, 0
 		}
 		c = b[n]

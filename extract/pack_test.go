@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 
 	"github.com/gitmemory/gitmemory/internal/gittest"
 )
@@ -94,4 +95,52 @@ func TestPackHeaderParsing(t *testing.T) {
 	if _, k := ofsDistance([]byte{0x81}); k != 0 {
 		t.Error("truncated distance accepted")
 	}
+}
+
+// FuzzParseTree: any bytes either fail to parse or give entries whose
+// names contain no NUL, and parsing never panics.
+func FuzzParseTree(f *testing.F) {
+	f.Add([]byte("100644 a.txt\x00" + strings.Repeat("\x01", 20) + "40000 dir\x00" + strings.Repeat("\x02", 20)))
+	f.Add([]byte("100644 \x00"))
+	f.Add([]byte("9 x\x00" + strings.Repeat("\x00", 20)))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		tr, err := parseTree(raw)
+		if err != nil {
+			return
+		}
+		for _, e := range tr.Entries {
+			if strings.ContainsRune(e.Name, 0) {
+				t.Fatalf("entry name with NUL: %q", e.Name)
+			}
+		}
+	})
+}
+
+// FuzzPackHeader: header and ofsDistance never panic or read outside
+// their input, whatever the bytes.
+func FuzzPackHeader(f *testing.F) {
+	f.Add([]byte{0xb8, 0x3e}, int64(0))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, int64(0))
+	f.Fuzz(func(t *testing.T, data []byte, off int64) {
+		if _, size, n, err := header(data, off); err == nil && (n <= 0 || size < 0) {
+			t.Fatalf("header n=%d size=%d", n, size)
+		}
+		if d, n := ofsDistance(data); n > len(data) || d < 0 {
+			t.Fatalf("ofsDistance %d %d", d, n)
+		}
+	})
+}
+
+// FuzzPackAt reads an object out of arbitrary pack bytes: corrupt headers,
+// deltas and zlib streams must give errors, never a panic or a hang.
+func FuzzPackAt(f *testing.F) {
+	f.Add([]byte{0x33, 0x78, 0x9c, 0x4b, 0x4c, 0x4a, 0x06, 0x00, 0x02, 0x4d, 0x01, 0x27}, int64(0))
+	f.Add([]byte{0x33, 0x78, 0x9c, 0x4b, 0x4c, 0x4a, 0x06, 0x00, 0x02, 0x4d, 0x01, 0x27, 0x65, 0x0c, 0x78, 0x9c, 0x63, 0x64, 0x64, 0x4c, 0x4c, 0x02, 0x00}, int64(12))
+	f.Fuzz(func(t *testing.T, data []byte, off int64) {
+		pr := &packReader{packs: []*pack{{idx: idxfile.NewMemoryIndex(), data: data}}, cache: newOffsetCache(1 << 20)}
+		typ, out, err := pr.at(0, off, 1<<20, 0)
+		if err == nil && (typ < objCommit || typ > objTag) && out != nil {
+			t.Fatalf("type %d without error", typ)
+		}
+	})
 }
