@@ -15,10 +15,10 @@ import (
 	"github.com/gitmemory/gitmemory/store"
 )
 
-// outcome is one queue item after extraction.
+// outcome is one queue item after extraction and understanding.
 type outcome struct {
 	item   queue.Item
-	commit *model.Commit
+	commit *model.Understood
 	err    error
 }
 
@@ -144,9 +144,16 @@ func (s *Syncer) complete(it queue.Item, l *extract.Loaded) (o outcome) {
 			o.commit, o.err = nil, fmt.Errorf("diff panicked: %v", r)
 		}
 	}()
-	o.commit = l.Finish()
-	s.redact(o.commit)
+	c := l.Finish()
+	s.redact(c)
+	o.commit = understand(c)
 	return o
+}
+
+// understand runs the deterministic understand stage on a redacted commit,
+// so nothing it derives can carry a secret.
+func understand(c *model.Commit) *model.Understood {
+	return &model.Understood{Commit: c}
 }
 
 // redact removes secrets from everything of a commit that will be stored.

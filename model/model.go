@@ -125,3 +125,59 @@ func (c *Commit) Totals() (files, insertions, deletions int) {
 	}
 	return len(c.Changes), insertions, deletions
 }
+
+// ChangeType is a commit's kind of change (seed 003's ten types, plus
+// revert and merge).
+type ChangeType string
+
+// The change types.
+const (
+	Bugfix        ChangeType = "bugfix"
+	Feature       ChangeType = "feature"
+	Refactor      ChangeType = "refactor"
+	Performance   ChangeType = "performance"
+	Security      ChangeType = "security"
+	Documentation ChangeType = "documentation"
+	Test          ChangeType = "test"
+	Dependency    ChangeType = "dependency"
+	Configuration ChangeType = "configuration"
+	Cleanup       ChangeType = "cleanup"
+	Revert        ChangeType = "revert"
+	Merge         ChangeType = "merge"
+)
+
+// Label is a change type with a confidence in [0, 1].
+type Label struct {
+	Type       ChangeType `json:"type"`
+	Confidence float64    `json:"confidence"`
+}
+
+// Classification is a commit's primary change type and any secondary
+// ones, most confident first.
+type Classification struct {
+	Primary   Label   `json:"primary"`
+	Secondary []Label `json:"secondary,omitempty"`
+}
+
+// DesignNote is a piece of rationale: a sentence of a commit message
+// ("because ...", "to avoid ...") or a comment a diff added ("NOTE: ...").
+type DesignNote struct {
+	Commit string `json:"commit"`
+	// Source is "message" or "comment".
+	Source string `json:"source"`
+	// Path and Line locate a comment in the commit's new version.
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Marker string `json:"marker"` // the word that marked it: "because", "NOTE", ...
+	Text   string `json:"text"`
+	// Entities names the functions, types or files the note speaks of.
+	Entities []string `json:"entities,omitempty"`
+}
+
+// Understood is a commit with what the understand stage found in it.
+type Understood struct {
+	*Commit
+	Classification Classification `json:"classification"`
+	Summary        string         `json:"summary"`
+	Notes          []DesignNote   `json:"design_notes,omitempty"`
+}

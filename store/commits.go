@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,20 +48,24 @@ var insertSQL = map[string]string{
 	"revive": `UPDATE commits SET rewritten = 0 WHERE id = ? AND rewritten = 1`,
 	"commit": `INSERT INTO commits(hash, author_name, author_email, author_time, author_tz,
 		committer_name, committer_email, committer_time, committer_tz, subject, is_merge, shallow,
-		files_changed, insertions, deletions, redactions, message_repaired, branch, indexed_at)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		files_changed, insertions, deletions, redactions, message_repaired, branch, indexed_at,
+		classification, labels, summary)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 	"parent": `INSERT INTO commit_parents VALUES (?,?,?)`,
 	"change": `INSERT INTO file_changes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 	"hunk":   `INSERT INTO hunks VALUES (?,?,?,?,?,?,?)`,
 	"issue":  `INSERT OR IGNORE INTO issue_refs VALUES (?,?,?,?,?,?,?)`,
 	"blob":   `INSERT OR REPLACE INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`,
+	"note":   `INSERT INTO design_notes VALUES (?,?,?,?,?,?,?,?)`,
 }
 
 // InsertCommit writes a commit, its parents, file changes, hunks, issue
-// references and blobs. It is idempotent: a commit already stored is left
+// references, blobs, and what was understood of it (classification,
+// summary, design notes). It is idempotent: a commit already stored is left
 // as it is (and revived if it had been marked rewritten), so re-processing
 // after a crash never duplicates anything.
-func (w *Writer) InsertCommit(ctx context.Context, c *model.Commit, branch string, now time.Time) error {
+func (w *Writer) InsertCommit(ctx context.Context, u *model.Understood, branch string, now time.Time) error {
+	c := u.Commit
 	var id int64
 	err := w.stmts["find"].QueryRowContext(ctx, c.Hash).Scan(&id)
 	if err == nil {
@@ -76,7 +81,8 @@ func (w *Writer) InsertCommit(ctx context.Context, c *model.Commit, branch strin
 	res, err := w.stmts["commit"].ExecContext(ctx,
 		c.Hash, c.Author.Name, c.Author.Email, c.Author.When.Unix(), offA,
 		c.Committer.Name, c.Committer.Email, c.Committer.When.Unix(), offC,
-		c.Subject(), c.IsMerge, c.Shallow, files, ins, del, c.Redactions, c.RawMessage != nil, branch, now.Unix())
+		c.Subject(), c.IsMerge, c.Shallow, files, ins, del, c.Redactions, c.RawMessage != nil, branch, now.Unix(),
+		string(u.Classification.Primary.Type), labelsJSON(u.Classification), u.Summary)
 	if err != nil {
 		return fmt.Errorf("insert commit %s: %w", c.Hash, err)
 	}
@@ -91,6 +97,12 @@ func (w *Writer) InsertCommit(ctx context.Context, c *model.Commit, branch strin
 	if err := w.insertChanges(ctx, id, c); err != nil {
 		return err
 	}
+	for i, n := range u.Notes {
+		ents, _ := json.Marshal(n.Entities)
+		if _, err := w.stmts["note"].ExecContext(ctx, id, i, n.Source, n.Path, n.Line, n.Marker, n.Text, string(ents)); err != nil {
+			return fmt.Errorf("insert design note of %s: %w", c.Hash, err)
+		}
+	}
 	for i, r := range c.IssueRefs {
 		if _, err := w.stmts["issue"].ExecContext(ctx, id, r.Key, i, r.Kind, string(r.Action), r.Raw, r.URL); err != nil {
 			return fmt.Errorf("insert issue ref of %s: %w", c.Hash, err)
@@ -103,6 +115,15 @@ func (w *Writer) InsertCommit(ctx context.Context, c *model.Commit, branch strin
 		return PutBlob(ctx, w.stmts["blob"], RawMessageKey(c.Hash), c.RawMessage)
 	}
 	return nil
+}
+
+// labelsJSON stores a classification's labels, primary first.
+func labelsJSON(cl model.Classification) string {
+	if cl.Primary.Type == "" {
+		return ""
+	}
+	b, _ := json.Marshal(append([]model.Label{cl.Primary}, cl.Secondary...))
+	return string(b)
 }
 
 func (w *Writer) insertChanges(ctx context.Context, id int64, c *model.Commit) error {
@@ -199,6 +220,8 @@ type CommitInfo struct {
 	MessageRepaired bool
 	Branch          string
 	Rewritten       bool
+	Classification  model.Classification
+	Summary         string
 }
 
 // GetCommit loads a stored commit with its file changes, hunks (with text),
@@ -233,21 +256,60 @@ func (s *Store) GetCommit(ctx context.Context, hash string) (*model.Commit, *Com
 	return c, info, nil
 }
 
+// GetUnderstood loads a stored commit with its classification, summary
+// and design notes.
+func (s *Store) GetUnderstood(ctx context.Context, hash string) (*model.Understood, *CommitInfo, error) {
+	c, info, err := s.GetCommit(ctx, hash)
+	if err != nil {
+		return nil, nil, err
+	}
+	u := &model.Understood{Commit: c, Classification: info.Classification, Summary: info.Summary}
+	rows, err := s.DB.QueryContext(ctx, `SELECT source, path, line, marker, text, entities FROM design_notes
+		WHERE commit_id = ? ORDER BY idx`, info.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("design notes of %s: %w", hash, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		n := model.DesignNote{Commit: hash}
+		var ents string
+		if err := rows.Scan(&n.Source, &n.Path, &n.Line, &n.Marker, &n.Text, &ents); err != nil {
+			return nil, nil, err
+		}
+		if ents != "" && ents != "null" {
+			if err := json.Unmarshal([]byte(ents), &n.Entities); err != nil {
+				return nil, nil, fmt.Errorf("design note entities of %s: %w", hash, err)
+			}
+		}
+		u.Notes = append(u.Notes, n)
+	}
+	return u, info, rows.Err()
+}
+
 func (s *Store) commitInfo(ctx context.Context, hash string) (*CommitInfo, error) {
 	var in CommitInfo
+	var labels string
 	var at, ct int64
 	var atz, ctz int
 	err := s.DB.QueryRowContext(ctx, `SELECT id, hash, author_name, author_email, author_time, author_tz,
 		committer_name, committer_email, committer_time, committer_tz, subject, is_merge, shallow,
-		files_changed, insertions, deletions, redactions, message_repaired, branch, rewritten
+		files_changed, insertions, deletions, redactions, message_repaired, branch, rewritten, labels, summary
 		FROM commits WHERE hash = ?`, hash).Scan(&in.ID, &in.Hash, &in.Author.Name, &in.Author.Email, &at, &atz,
 		&in.Committer.Name, &in.Committer.Email, &ct, &ctz, &in.Subject, &in.IsMerge, &in.Shallow,
-		&in.Files, &in.Insertions, &in.Deletions, &in.Redactions, &in.MessageRepaired, &in.Branch, &in.Rewritten)
+		&in.Files, &in.Insertions, &in.Deletions, &in.Redactions, &in.MessageRepaired, &in.Branch, &in.Rewritten,
+		&labels, &in.Summary)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("commit %s: %w", hash, ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load commit %s: %w", hash, err)
+	}
+	if labels != "" {
+		var ls []model.Label
+		if err := json.Unmarshal([]byte(labels), &ls); err != nil || len(ls) == 0 {
+			return nil, fmt.Errorf("labels of %s: %v", hash, err)
+		}
+		in.Classification = model.Classification{Primary: ls[0], Secondary: ls[1:]}
 	}
 	in.Author.When = time.Unix(at, 0).In(zone(atz))
 	in.Committer.When = time.Unix(ct, 0).In(zone(ctz))

@@ -154,4 +154,24 @@ CREATE INDEX queue_ready ON queue(status, priority DESC, seq);
 	// 2: the object a ref names (an annotated tag's own hash), so that
 	// unchanged tags need not be peeled again on every sync.
 	`ALTER TABLE refs ADD COLUMN object TEXT NOT NULL DEFAULT ''`,
+	// 3: what the understand stage finds: classification, summary and
+	// design notes.
+	`
+ALTER TABLE commits ADD COLUMN classification TEXT NOT NULL DEFAULT '';
+ALTER TABLE commits ADD COLUMN labels TEXT NOT NULL DEFAULT '';
+ALTER TABLE commits ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+CREATE INDEX commits_classification ON commits(classification);
+
+CREATE TABLE design_notes (
+	commit_id INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
+	idx       INTEGER NOT NULL,
+	source    TEXT NOT NULL,
+	path      TEXT NOT NULL DEFAULT '',
+	line      INTEGER NOT NULL DEFAULT 0,
+	marker    TEXT NOT NULL,
+	text      TEXT NOT NULL,
+	entities  TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (commit_id, idx)
+) WITHOUT ROWID;
+`,
 }

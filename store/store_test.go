@@ -359,7 +359,7 @@ func insertCommit(t *testing.T, st *Store, c *model.Commit, branch string) {
 			return err
 		}
 		defer w.Close()
-		return w.InsertCommit(ctx, c, branch, time.Unix(1_700_000_000, 0))
+		return w.InsertCommit(ctx, &model.Understood{Commit: c}, branch, time.Unix(1_700_000_000, 0))
 	})
 	if err != nil {
 		t.Fatalf("InsertCommit %s: %v", c.Hash, err)
