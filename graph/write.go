@@ -1,0 +1,276 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+
+	cgraph "github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad"
+)
+
+// Write applies nodes and edges in one Cayley transaction, idempotently:
+// writing the same batch twice stores one copy. A node's Type and each given
+// property replace the stored ones (properties not given are kept); an edge
+// whose confidence changed replaces the old one. Within a batch the last
+// occurrence of a node ID or an edge (From, Type, To) wins.
+func (g *Graph) Write(ctx context.Context, nodes []Node, edges []Edge) error {
+	qs, err := g.store()
+	if err != nil {
+		return err
+	}
+	if err := validate(nodes, edges); err != nil {
+		return err
+	}
+	tx := cgraph.NewTransactionN(2 * (len(nodes) + len(edges)))
+	if err := planNodes(ctx, qs, tx, nodes); err != nil {
+		return err
+	}
+	if err := planEdges(ctx, qs, tx, edges); err != nil {
+		return err
+	}
+	return apply(qs, tx, "write")
+}
+
+func validate(nodes []Node, edges []Edge) error {
+	for _, n := range nodes {
+		if n.ID == "" || n.Type == "" {
+			return fmt.Errorf("node %q of type %q: %w", n.ID, n.Type, ErrInvalid)
+		}
+	}
+	for _, e := range edges {
+		if e.From == "" || e.To == "" || e.Type == "" || isReserved(e.Type) {
+			return fmt.Errorf("edge %s -%s-> %s: %w", e.From, e.Type, e.To, ErrInvalid)
+		}
+		if !validConfidence(e.Confidence) {
+			return fmt.Errorf("edge %s -%s-> %s: confidence %v: %w", e.From, e.Type, e.To, e.Confidence, ErrInvalid)
+		}
+	}
+	return nil
+}
+
+func apply(qs cgraph.QuadStore, tx *cgraph.Transaction, op string) error {
+	if len(tx.Deltas) == 0 {
+		return nil
+	}
+	err := qs.ApplyDeltas(tx.Deltas, cgraph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
+	if err != nil {
+		return fmt.Errorf("graph %s: %w", op, err)
+	}
+	return nil
+}
+
+// planNodes adds the quads of each node and removes the stored values of the
+// predicates it sets.
+func planNodes(ctx context.Context, qs cgraph.QuadStore, tx *cgraph.Transaction, nodes []Node) error {
+	merged := make(map[string]Node, len(nodes))
+	var order []string
+	for _, n := range nodes {
+		m, ok := merged[n.ID]
+		if !ok {
+			order = append(order, n.ID)
+			m = Node{ID: n.ID, Props: map[string]string{}}
+		}
+		m.Type = n.Type
+		for k, v := range n.Props {
+			m.Props[k] = v
+		}
+		merged[n.ID] = m
+	}
+	for _, id := range order {
+		n := merged[id]
+		want := map[quad.Value]quad.Value{predType: quad.String(n.Type)}
+		for k, v := range n.Props {
+			want[quad.IRI(propPrefix+k)] = quad.String(v)
+		}
+		have, err := nodeQuads(ctx, qs, quad.IRI(id))
+		if err != nil {
+			return err
+		}
+		for p, v := range want {
+			q := quad.Quad{Subject: quad.IRI(id), Predicate: p, Object: v}
+			if old := have[p]; len(old) == 1 && old[0] == v {
+				continue
+			}
+			for _, o := range have[p] {
+				tx.RemoveQuad(quad.Quad{Subject: q.Subject, Predicate: p, Object: o})
+			}
+			tx.AddQuad(q)
+		}
+	}
+	return nil
+}
+
+// nodeQuads returns the stored unlabelled quads of subject id, by predicate.
+func nodeQuads(ctx context.Context, qs cgraph.QuadStore, id quad.Value) (map[quad.Value][]quad.Value, error) {
+	qrs, err := scan(ctx, qs, quad.Subject, refOf(qs, id))
+	if err != nil {
+		return nil, err
+	}
+	n := newNamer(qs)
+	var refs []cgraph.Ref
+	for _, q := range qrs {
+		if q.label == nil {
+			refs = append(refs, q.pred, q.obj)
+		}
+	}
+	if err := n.resolve(ctx, refs); err != nil {
+		return nil, err
+	}
+	out := make(map[quad.Value][]quad.Value)
+	for _, q := range qrs {
+		if q.label == nil {
+			out[n.names[q.pred]] = append(out[n.names[q.pred]], n.names[q.obj])
+		}
+	}
+	return out, nil
+}
+
+type edgeKey struct{ from, typ, to string }
+
+// planEdges adds each edge, replacing a stored copy with another confidence.
+// Stored edges are read once per distinct From and matched by ref.
+func planEdges(ctx context.Context, qs cgraph.QuadStore, tx *cgraph.Transaction, edges []Edge) error {
+	conf := make(map[edgeKey]float64, len(edges))
+	byFrom := make(map[string][]edgeKey)
+	var froms []string
+	for _, e := range edges {
+		k := edgeKey{e.From, e.Type, e.To}
+		if _, ok := conf[k]; !ok {
+			if len(byFrom[e.From]) == 0 {
+				froms = append(froms, e.From)
+			}
+			byFrom[e.From] = append(byFrom[e.From], k)
+		}
+		c := e.Confidence
+		if c == 0 {
+			c = 1
+		}
+		conf[k] = c
+	}
+	refs := make(map[string]cgraph.Ref)
+	ref := func(iri string) cgraph.Ref {
+		r, ok := refs[iri]
+		if !ok {
+			r = refOf(qs, quad.IRI(iri))
+			refs[iri] = r
+		}
+		return r
+	}
+	n := newNamer(qs)
+	for _, from := range froms {
+		stored, err := storedEdges(ctx, qs, n, ref(from))
+		if err != nil {
+			return err
+		}
+		for _, k := range byFrom[from] {
+			label := formatConfidence(conf[k])
+			q := quad.Quad{Subject: quad.IRI(k.from), Predicate: quad.IRI(k.typ), Object: quad.IRI(k.to), Label: label}
+			var old []quad.Value
+			if p, o := ref(k.typ), ref(k.to); p != nil && o != nil {
+				old = stored[[2]cgraph.Ref{p, o}]
+			}
+			if len(old) == 1 && old[0] == label {
+				continue
+			}
+			for _, l := range old {
+				tx.RemoveQuad(quad.Quad{Subject: q.Subject, Predicate: q.Predicate, Object: q.Object, Label: l})
+			}
+			tx.AddQuad(q)
+		}
+	}
+	return nil
+}
+
+// storedEdges maps (predicate, object) refs of from's stored edges to their labels.
+func storedEdges(ctx context.Context, qs cgraph.QuadStore, n *namer, from cgraph.Ref) (map[[2]cgraph.Ref][]quad.Value, error) {
+	qrs, err := scan(ctx, qs, quad.Subject, from)
+	if err != nil {
+		return nil, err
+	}
+	var labels []cgraph.Ref
+	for _, q := range qrs {
+		labels = append(labels, q.label)
+	}
+	if err := n.resolve(ctx, labels); err != nil {
+		return nil, err
+	}
+	out := make(map[[2]cgraph.Ref][]quad.Value)
+	for _, q := range qrs {
+		if q.label != nil {
+			k := [2]cgraph.Ref{q.pred, q.obj}
+			out[k] = append(out[k], n.names[q.label])
+		}
+	}
+	return out, nil
+}
+
+// Hide marks nodes (rewritten commits) so that reads skip them and every
+// edge touching them. Hiding twice is harmless.
+func (g *Graph) Hide(ctx context.Context, ids []string) error {
+	return g.mark(ctx, ids, true)
+}
+
+// Unhide reverses Hide.
+func (g *Graph) Unhide(ctx context.Context, ids []string) error {
+	return g.mark(ctx, ids, false)
+}
+
+func (g *Graph) mark(ctx context.Context, ids []string, hide bool) error {
+	qs, err := g.store()
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tx := cgraph.NewTransactionN(len(ids))
+	for _, id := range ids {
+		q := quad.Quad{Subject: quad.IRI(id), Predicate: predState, Object: valHidden}
+		if hide {
+			tx.AddQuad(q)
+		} else {
+			tx.RemoveQuad(q)
+		}
+	}
+	return apply(qs, tx, "hide")
+}
+
+// Delete removes nodes for good, with every quad that names them as subject
+// or object: their type, properties, hidden mark and edges in both directions.
+func (g *Graph) Delete(ctx context.Context, ids []string) error {
+	qs, err := g.store()
+	if err != nil {
+		return err
+	}
+	var all []quadRef
+	for _, id := range ids {
+		ref := refOf(qs, quad.IRI(id))
+		for _, dir := range []quad.Direction{quad.Subject, quad.Object} {
+			qrs, err := scan(ctx, qs, dir, ref)
+			if err != nil {
+				return err
+			}
+			all = append(all, qrs...)
+		}
+	}
+	n := newNamer(qs)
+	refs := make([]cgraph.Ref, 0, 4*len(all))
+	for _, q := range all {
+		refs = append(refs, q.sub, q.pred, q.obj, q.label)
+	}
+	if err := n.resolve(ctx, refs); err != nil {
+		return err
+	}
+	tx := cgraph.NewTransactionN(len(all))
+	for _, q := range all {
+		tx.RemoveQuad(quad.Quad{Subject: n.names[q.sub], Predicate: n.names[q.pred], Object: n.names[q.obj], Label: labelValue(n, q.label)})
+	}
+	return apply(qs, tx, "delete")
+}
+
+func labelValue(n *namer, r cgraph.Ref) quad.Value {
+	if r == nil {
+		return nil
+	}
+	return n.names[r]
+}
