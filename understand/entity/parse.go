@@ -1,0 +1,150 @@
+package entity
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// The bounds of a Parser's cache of parsed blobs: the number of blobs and
+// their total number of entities (about 50 MB).
+const (
+	cacheSize     = 4096
+	cacheEntities = 1 << 18
+)
+
+// parseTimeout bounds one parse, in microseconds of tree-sitter's clock:
+// a pathological input must not stall the indexer.
+const parseTimeout = 10_000_000
+
+// Parser parses file versions into entities. It keeps one tree-sitter
+// parser and compiled query per language and remembers the entities of
+// recently parsed blobs, so each blob is parsed once. A Parser is not safe
+// for concurrent use: use one per goroutine.
+type Parser struct {
+	langs  map[*language]*langState
+	cursor *sitter.QueryCursor
+	cache  *blobCache
+}
+
+// langState is a language's parser and compiled query.
+type langState struct {
+	parser *sitter.Parser
+	query  *sitter.Query
+	caps   []capture // by capture index
+}
+
+// NewParser returns a Parser. Call Close to free its C memory.
+func NewParser() *Parser {
+	return &Parser{
+		langs:  make(map[*language]*langState),
+		cursor: sitter.NewQueryCursor(),
+		cache:  newBlobCache(cacheSize, cacheEntities),
+	}
+}
+
+// Close frees the parsers, queries and cursor. The Parser must not be used
+// afterwards.
+func (p *Parser) Close() {
+	for _, st := range p.langs {
+		st.parser.Close()
+		st.query.Close()
+	}
+	clear(p.langs)
+	p.cursor.Close()
+}
+
+// Entities returns the entities of src, a version of the file at path in
+// language lang (a go-enry name), ordered by start line with enclosing
+// entities before the entities they contain. blobHash identifies src: a
+// blob seen before under the same language is not parsed again (the path
+// may differ). An empty blobHash disables the cache.
+//
+// It returns ErrUnsupported for a language without an entity grammar and
+// ErrTooLarge for a source over MaxSourceSize. Syntax errors are not
+// errors: the entities tree-sitter recovers are returned.
+func (p *Parser) Entities(ctx context.Context, lang, path, blobHash string, src []byte) ([]Entity, error) {
+	l, ok := languages[lang]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnsupported, lang)
+	}
+	if len(src) > MaxSourceSize {
+		return nil, fmt.Errorf("%w: %s is %d bytes", ErrTooLarge, path, len(src))
+	}
+	key := lang + "\x00" + blobHash
+	if blobHash != "" {
+		if ents, ok := p.cache.get(key); ok {
+			return localize(ents, l, path), nil
+		}
+	}
+	ents, err := p.parse(ctx, l, src)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	if blobHash != "" {
+		p.cache.put(key, ents)
+	}
+	return localize(ents, l, path), nil
+}
+
+// localize returns a copy of cached entities with the path prefixed to the
+// qualified names of path-scoped languages.
+func localize(ents []Entity, l *language, path string) []Entity {
+	out := slices.Clone(ents)
+	if l.pathScoped && path != "" {
+		for i := range out {
+			out[i].Qualified = path + ":" + out[i].Qualified
+		}
+	}
+	return out
+}
+
+// state returns the language's parser and query, creating them on first use.
+func (p *Parser) state(l *language) (*langState, error) {
+	if st, ok := p.langs[l]; ok {
+		return st, nil
+	}
+	grammar := l.grammar()
+	q, err := sitter.NewQuery([]byte(l.query), grammar)
+	if err != nil {
+		return nil, fmt.Errorf("compile entity query: %w", err)
+	}
+	st := &langState{parser: sitter.NewParser(), query: q}
+	st.parser.SetLanguage(grammar)
+	st.parser.SetOperationLimit(parseTimeout)
+	for i := range q.CaptureCount() {
+		st.caps = append(st.caps, roleOf(q.CaptureNameForId(i)))
+	}
+	p.langs[l] = st
+	return st, nil
+}
+
+// parse parses src and collects its entities with path-less qualified names.
+func (p *Parser) parse(ctx context.Context, l *language, src []byte) ([]Entity, error) {
+	st, err := p.state(l)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := st.parser.ParseCtx(ctx, nil, src)
+	if err != nil {
+		// A halted parse resumes on the next call unless reset, and would
+		// then return a tree of this source for the next one.
+		st.parser.Reset()
+		return nil, err
+	}
+	defer tree.Close()
+	p.cursor.Exec(st.query, tree.RootNode())
+	var items []item
+	for {
+		m, ok := p.cursor.NextMatch()
+		if !ok {
+			break
+		}
+		if it, ok := newItem(l, st.caps, m, src); ok {
+			items = append(items, it)
+		}
+	}
+	return resolve(l, items), nil
+}
