@@ -13,6 +13,7 @@ import (
 	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/queue"
 	"github.com/gitmemory/gitmemory/store"
+	"github.com/gitmemory/gitmemory/understand"
 )
 
 // outcome is one queue item after extraction and understanding.
@@ -146,14 +147,16 @@ func (s *Syncer) complete(it queue.Item, l *extract.Loaded) (o outcome) {
 	}()
 	c := l.Finish()
 	s.redact(c)
-	o.commit = understand(c)
+	o.commit = understandCommit(c)
 	return o
 }
 
 // understand runs the deterministic understand stage on a redacted commit,
 // so nothing it derives can carry a secret.
-func understand(c *model.Commit) *model.Understood {
-	return &model.Understood{Commit: c}
+func understandCommit(c *model.Commit) *model.Understood {
+	cl := understand.Classify(c)
+	return &model.Understood{Commit: c, Classification: cl,
+		Summary: understand.Summarize(c, cl), Notes: understand.DesignNotes(c)}
 }
 
 // redact removes secrets from everything of a commit that will be stored.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gitmemory/gitmemory/internal/gittest"
+	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/store"
 )
 
@@ -161,6 +162,16 @@ func TestInitialAndIncrementalSync(t *testing.T) {
 	}
 	if c, _, _ := st.GetCommit(t.Context(), g.Git("rev-parse", "HEAD~1")); strings.Join(c.Refs, ",") != "tag: light" {
 		t.Errorf("lightweight tag: %v", c.Refs)
+	}
+	// The understand stage ran: classification, summary, design notes.
+	u, _, err := st.GetUnderstood(t.Context(), late)
+	if err != nil || u.Classification.Primary.Type != model.Feature || u.Summary == "" {
+		t.Errorf("late commit understood as %+v %q (%v)", u.Classification, u.Summary, err)
+	}
+	fix := g.Git("log", "-1", "--format=%H", "--grep", "^fix: change 5$", "main")
+	u, _, err = st.GetUnderstood(t.Context(), fix)
+	if err != nil || u.Classification.Primary.Type != model.Bugfix || len(u.Notes) != 1 || u.Notes[0].Text != "Because reasons." {
+		t.Errorf("fix commit understood as %+v notes %+v (%v)", u.Classification, u.Notes, err)
 	}
 }
 
