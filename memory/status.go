@@ -24,7 +24,10 @@ type Status struct {
 	Oldest          time.Time           `json:"oldest,omitzero"`
 	Newest          time.Time           `json:"newest,omitzero"`
 	SchemaVersion   int                 `json:"schema_version"`
-	Errors          []string            `json:"errors,omitempty"`
+	// Classes counts live commits by primary change type.
+	Classes     map[string]int `json:"classes,omitempty"`
+	DesignNotes int            `json:"design_notes"`
+	Errors      []string       `json:"errors,omitempty"`
 	// Verify results, set only when asked: reachable commits of the tracked
 	// branches, and how many of them are not indexed.
 	Reachable  int  `json:"reachable,omitempty"`
@@ -62,6 +65,9 @@ func (h *Home) Status(ctx context.Context, name string, verify bool) (*Status, e
 		}
 		if oldest > 0 {
 			s.Oldest, s.Newest = time.Unix(oldest, 0).UTC(), time.Unix(newest, 0).UTC()
+		}
+		if err := s.understood(ctx, st); err != nil {
+			return err
 		}
 		q := queue.New(st.DB)
 		counts, err := q.Counts(ctx)
@@ -123,4 +129,28 @@ func (s *Status) verify(ctx context.Context, st *store.Store) error {
 		}
 	}
 	return nil
+}
+
+func (s *Status) understood(ctx context.Context, st *store.Store) error {
+	if err := st.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM design_notes`).Scan(&s.DesignNotes); err != nil {
+		return err
+	}
+	rows, err := st.DB.QueryContext(ctx, `SELECT classification, COUNT(*) FROM commits
+		WHERE rewritten = 0 AND classification != '' GROUP BY classification`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var class string
+		var n int
+		if err := rows.Scan(&class, &n); err != nil {
+			return err
+		}
+		if s.Classes == nil {
+			s.Classes = map[string]int{}
+		}
+		s.Classes[class] = n
+	}
+	return rows.Err()
 }

@@ -67,7 +67,8 @@ func TestAddSyncStatusRemove(t *testing.T) {
 		t.Errorf("status %+v", st)
 	}
 	// A path resolves to its registered name.
-	if out := mustCLI(t, home, "status", g.Dir); !strings.Contains(out, "indexed:     2 commits") {
+	if out := mustCLI(t, home, "status", g.Dir); !strings.Contains(out, "indexed:     2 commits") ||
+		!strings.Contains(out, "1 bugfix, 1 feature") {
 		t.Errorf("status by path: %q", out)
 	}
 	g.Write("new.go", "package main\n")

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -91,6 +93,10 @@ func printStatus(w io.Writer, s *memory.Status) {
 		fmt.Fprintf(w, "  pruned:      %d (keep days %d, keep commits %d; 0 = all)\n", s.Pruned, s.KeepDays, s.KeepCommits)
 	}
 	fmt.Fprintf(w, "  secrets:     %d redacted in %d commits\n", s.Redactions, s.RedactedCommits)
+	if len(s.Classes) > 0 {
+		fmt.Fprintf(w, "  changes:     %s\n", describeClasses(s.Classes))
+		fmt.Fprintf(w, "  rationale:   %d design notes\n", s.DesignNotes)
+	}
 	if s.Shallow {
 		fmt.Fprintln(w, "  note:        shallow clone: history before the clone's depth is not available")
 	}
@@ -120,4 +126,22 @@ func ago(t time.Time) string {
 		rel = fmt.Sprintf("%dd ago", int(d.Hours()/24))
 	}
 	return t.Local().Format("2006-01-02 15:04") + " (" + rel + ")"
+}
+
+// describeClasses lists change types by count, largest first.
+func describeClasses(classes map[string]int) string {
+	type kv struct {
+		k string
+		n int
+	}
+	var all []kv
+	for k, n := range classes {
+		all = append(all, kv{k, n})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].n > all[j].n || (all[i].n == all[j].n && all[i].k < all[j].k) })
+	parts := make([]string, len(all))
+	for i, e := range all {
+		parts[i] = fmt.Sprintf("%d %s", e.n, e.k)
+	}
+	return strings.Join(parts, ", ")
 }
