@@ -106,10 +106,14 @@ func clsIndex(t model.ChangeType) int {
 func Classify(c *model.Commit) model.Classification {
 	var s clsScores
 	if c != nil {
-		clsScoreMessage(c, &s)
+		kinds := make([]clsKind, len(c.Changes))
+		for i, fc := range c.Changes {
+			kinds[i] = clsKindOf(fc)
+		}
+		clsScoreMessage(c, kinds, &s)
 		if !c.IsMerge {
-			clsScoreFiles(c.Changes, s[clsIndex(model.Cleanup)] >= clsCleanupSaid, &s)
-			clsScoreShape(c.Changes, &s)
+			clsScoreFiles(kinds, s[clsIndex(model.Cleanup)] >= clsCleanupSaid, &s)
+			clsScoreShape(c.Changes, kinds, &s)
 			clsScoreHunks(c.Changes, &s)
 		}
 	}
@@ -428,10 +432,11 @@ type clsWordContext struct {
 const clsWordsBesideCode = 0.5
 
 // clsScoreMessage adds the evidence of c's message and author.
-func clsScoreMessage(c *model.Commit, s *clsScores) {
-	ctx := clsWordContext{merge: c.IsMerge, configFiles: len(c.Changes) == 0}
-	for _, fc := range c.Changes {
-		switch clsKindOf(fc) {
+// kinds are the kinds of c's files, by clsKindOf.
+func clsScoreMessage(c *model.Commit, kinds []clsKind, s *clsScores) {
+	ctx := clsWordContext{merge: c.IsMerge, configFiles: len(kinds) == 0}
+	for _, k := range kinds {
+		switch k {
 		case clsKindConfig, clsKindManifest:
 			ctx.configFiles = true
 		case clsKindCode:
@@ -521,6 +526,10 @@ func clsSplitTrailers(body string) (text string, trailers []string) {
 	var b strings.Builder
 	for line := range strings.Lines(body) {
 		t := strings.TrimSpace(line)
+		if i := strings.Index(t, ": "); i < 1 || i > 40 {
+			b.WriteString(line)
+			continue
+		}
 		if m := clsTrailerRe.FindStringSubmatch(t); m != nil {
 			key := strings.ToLower(m[1])
 			if strings.Contains(key, "-") || clsTrailerKeys[key] {
@@ -1089,25 +1098,25 @@ const (
 )
 
 // clsScoreFiles adds the evidence of the kinds of files changed.
-func clsScoreFiles(changes []model.FileChange, cleanupSaid bool, s *clsScores) {
-	if len(changes) == 0 {
+func clsScoreFiles(kinds []clsKind, cleanupSaid bool, s *clsScores) {
+	if len(kinds) == 0 {
 		return
 	}
 	var counts [len(clsKindTypes)]int
-	for _, fc := range changes {
-		counts[clsKindOf(fc)]++
+	for _, k := range kinds {
+		counts[k]++
 	}
 	for k, n := range counts {
 		if k == int(clsKindCode) || n == 0 {
 			continue
 		}
 		switch {
-		case n == len(changes) && cleanupSaid && k == int(clsKindTest):
+		case n == len(kinds) && cleanupSaid && k == int(clsKindTest):
 			s.add(clsKindTypes[k], clsOnlyKindYield)
-		case n == len(changes):
+		case n == len(kinds):
 			s.add(clsKindTypes[k], clsOnlyKind[k])
 		default:
-			s.add(clsKindTypes[k], clsShareKind[k]*float64(n)/float64(len(changes)))
+			s.add(clsKindTypes[k], clsShareKind[k]*float64(n)/float64(len(kinds)))
 		}
 	}
 }
@@ -1116,13 +1125,13 @@ func clsScoreFiles(changes []model.FileChange, cleanupSaid bool, s *clsScores) {
 
 // clsScoreShape adds the evidence of the diff's shape: line counts and
 // statuses.
-func clsScoreShape(changes []model.FileChange, s *clsScores) {
+func clsScoreShape(changes []model.FileChange, kinds []clsKind, s *clsScores) {
 	if len(changes) == 0 {
 		return
 	}
 	var ins, del, codeIns, codeDel int
 	renames, tinySym, newCode := 0, 0, false
-	for _, fc := range changes {
+	for i, fc := range changes {
 		ins += fc.Insertions
 		del += fc.Deletions
 		if fc.Status == model.Renamed {
@@ -1132,7 +1141,7 @@ func clsScoreShape(changes []model.FileChange, s *clsScores) {
 			fc.Insertions-fc.Deletions <= 1 && fc.Deletions-fc.Insertions <= 1 {
 			tinySym++
 		}
-		if clsKindOf(fc) == clsKindCode && !fc.Binary {
+		if kinds[i] == clsKindCode && !fc.Binary {
 			codeIns += fc.Insertions
 			codeDel += fc.Deletions
 			newCode = newCode || fc.Status == model.Added

@@ -17,11 +17,15 @@ const MaxSummaryRunes = 160
 // Summarize returns a one-line summary of c, extracted from what c already
 // says; it is deterministic and needs no network. In order of preference:
 //
-//   - for a merge commit, "Merge <branch>[: <title>] (N files resolved)",
-//     N counting the files the merge itself changed;
+//   - for a merge, "Merge <branch>[: <title>] (N files resolved)": the
+//     branch, PR or tag from the subject (else the subject), the title
+//     from the body's first informative sentence, and N the files the
+//     merge itself changed (the count only for a commit with merge
+//     parents; a single-parent commit with a merge subject has none);
 //   - the subject without conventional-commit type, gitmoji, bracket tags,
 //     ticket keys, PR numbers and "[skip ci]", when it says more than
-//     "wip", "fix", "update", "misc" or ".";
+//     "wip", "fix", "update", "misc" or "." (a lone token after the type,
+//     as in "release: v3.4.3", keeps the type);
 //   - else the body's first informative sentence, followed by the files
 //     touched when they fit;
 //   - else a sentence built from the files: "Update 3 files in extract/:
