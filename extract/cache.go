@@ -1,75 +1,56 @@
 package extract
 
-import (
-	"github.com/go-git/go-git/v5/plumbing"
-)
+import "github.com/go-git/go-git/v5/plumbing"
 
-// byteCache keeps blob contents by hash up to a byte budget, with the same
-// two-generation scheme as treeCache.
-type byteCache struct {
+// cache keeps values up to a byte budget with two generations instead of
+// per-entry LRU bookkeeping: when the young map is full it becomes the old
+// one and the old one is dropped; a hit in the old map moves the entry
+// back to the young one. Consecutive commits share most of their trees
+// and blobs, so this keeps what the next commit needs at little cost.
+type genCache[K comparable, V any] struct {
 	max, size  int
-	young, old map[plumbing.Hash][]byte
+	sizeOf     func(V) int
+	young, old map[K]V
 }
 
-func newByteCache(max int) *byteCache {
-	return &byteCache{max: max, young: map[plumbing.Hash][]byte{}}
+func newCache[K comparable, V any](max int, sizeOf func(V) int) *genCache[K, V] {
+	return &genCache[K, V]{max: max, sizeOf: sizeOf, young: map[K]V{}}
 }
 
-func (c *byteCache) get(h plumbing.Hash) ([]byte, bool) {
-	if b, ok := c.young[h]; ok {
-		return b, true
+func (c *genCache[K, V]) get(k K) (V, bool) {
+	if v, ok := c.young[k]; ok {
+		return v, true
 	}
-	if b, ok := c.old[h]; ok {
-		c.put(h, b)
-		return b, true
+	if v, ok := c.old[k]; ok {
+		c.put(k, v)
+		return v, true
 	}
-	return nil, false
+	var zero V
+	return zero, false
 }
 
-func (c *byteCache) put(h plumbing.Hash, b []byte) {
-	if c.size+len(b) > c.max {
-		c.old, c.young, c.size = c.young, map[plumbing.Hash][]byte{}, 0
-	}
-	c.young[h] = b
-	c.size += len(b)
-}
-
-// treeCache keeps decoded trees by hash. Consecutive commits share almost
-// all their trees, so decoding each once is most of the tree diff's speed.
-// Two generations bound its size (an estimate of bytes) without per-entry
-// LRU bookkeeping: when the young map is full it becomes the old one and
-// the old one is dropped.
-type treeCache struct {
-	max, size  int
-	young, old map[plumbing.Hash]*tree
-}
-
-func newTreeCache(max int) *treeCache {
-	return &treeCache{max: max, young: map[plumbing.Hash]*tree{}}
-}
-
-func (c *treeCache) get(h plumbing.Hash) (*tree, bool) {
-	if t, ok := c.young[h]; ok {
-		return t, true
-	}
-	if t, ok := c.old[h]; ok {
-		c.put(h, t)
-		return t, true
-	}
-	return nil, false
-}
-
-func (c *treeCache) put(h plumbing.Hash, t *tree) {
-	n := treeBytes(t)
+func (c *genCache[K, V]) put(k K, v V) {
+	n := c.sizeOf(v)
 	if c.size+n > c.max {
-		c.old, c.young, c.size = c.young, map[plumbing.Hash]*tree{}, 0
+		c.old, c.young, c.size = c.young, map[K]V{}, 0
 	}
-	c.young[h] = t
+	c.young[k] = v
 	c.size += n
 }
 
+// newTreeCache caches decoded trees by hash: decoding each tree once is
+// most of the tree diff's speed.
+func newTreeCache(max int) *genCache[plumbing.Hash, *tree] {
+	return newCache[plumbing.Hash](max, treeBytes)
+}
+
+// newByteCache caches blob contents by hash.
+func newByteCache(max int) *genCache[plumbing.Hash, []byte] {
+	return newCache[plumbing.Hash](max, func(b []byte) int { return len(b) })
+}
+
 // treeBytes estimates a decoded tree's memory: entries (name header, mode,
-// hash) plus names, and the map go-git builds to look entries up by name.
+// hash) plus names.
 func treeBytes(t *tree) int {
 	n := 128
 	for i := range t.Entries {

@@ -25,7 +25,7 @@ import (
 // find (loose objects, alternates) are read by go-git as before.
 type packReader struct {
 	packs []*pack
-	cache *offsetCache
+	cache *genCache[offsetKey, cached]
 	zr    io.ReadCloser // reused zlib reader
 }
 
@@ -141,7 +141,7 @@ func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte
 	if depth > maxDeltaDepth {
 		return 0, nil, fmt.Errorf("delta chain deeper than %d at %d", maxDeltaDepth, off)
 	}
-	if e, ok := pr.cache.get(pi, off); ok {
+	if e, ok := pr.cache.get(offsetKey{pi, off}); ok {
 		return e.typ, e.data, nil
 	}
 	p := pr.packs[pi]
@@ -166,7 +166,7 @@ func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte
 		if err != nil {
 			return 0, nil, err
 		}
-		pr.cache.put(pi, off, typ, data)
+		pr.cache.put(offsetKey{pi, off}, cached{typ, data})
 		return typ, data, nil
 	case objOFSDelta:
 		rel, k := ofsDistance(p.data[pos:])
@@ -203,7 +203,7 @@ func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte
 	if int64(len(data)) > limit {
 		return base.typ, nil, nil
 	}
-	pr.cache.put(pi, off, base.typ, data)
+	pr.cache.put(offsetKey{pi, off}, cached{base.typ, data})
 	return base.typ, data, nil
 }
 
@@ -264,43 +264,18 @@ func (pr *packReader) inflate(src []byte, size int64) ([]byte, error) {
 	return out, nil
 }
 
-// offsetCache keeps inflated objects by (pack, offset), two generations
-// bounded by bytes, like byteCache.
-type offsetCache struct {
-	max, size  int
-	young, old map[offsetKey]cached
-}
-
+// offsetKey locates an object: a pack and an offset in it.
 type offsetKey struct {
 	pack int
 	off  int64
 }
 
+// cached is an inflated object in the offset cache.
 type cached struct {
 	typ  int
 	data []byte
 }
 
-func newOffsetCache(max int) *offsetCache {
-	return &offsetCache{max: max, young: map[offsetKey]cached{}}
-}
-
-func (c *offsetCache) get(pack int, off int64) (cached, bool) {
-	k := offsetKey{pack, off}
-	if e, ok := c.young[k]; ok {
-		return e, true
-	}
-	if e, ok := c.old[k]; ok {
-		c.put(pack, off, e.typ, e.data)
-		return e, true
-	}
-	return cached{}, false
-}
-
-func (c *offsetCache) put(pack int, off int64, typ int, data []byte) {
-	if c.size+len(data) > c.max {
-		c.old, c.young, c.size = c.young, map[offsetKey]cached{}, 0
-	}
-	c.young[offsetKey{pack, off}] = cached{typ, data}
-	c.size += len(data)
+func newOffsetCache(max int) *genCache[offsetKey, cached] {
+	return newCache[offsetKey](max, func(c cached) int { return len(c.data) })
 }

@@ -71,8 +71,8 @@ type Repo struct {
 	store   storer.EncodedObjectStorer
 	opts    Options
 	shallow map[plumbing.Hash]bool
-	trees   *treeCache
-	blobs   *byteCache
+	trees   *genCache[plumbing.Hash, *tree]
+	blobs   *genCache[plumbing.Hash, []byte]
 	langs   map[string]string
 	packs   *packReader // nil: read every object through go-git
 }
