@@ -238,3 +238,31 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("empty repo default branch: %v", err)
 	}
 }
+
+func TestModeSymlinkSubmoduleAndTypeChanges(t *testing.T) {
+	sub := gittest.New(t)
+	sub.Write("lib.txt", "lib\n")
+	sub.Commit("lib")
+	g := gittest.New(t)
+	g.Write("run.sh", "echo hi\n")
+	g.Write("node", "a file that becomes a directory\n")
+	g.Git("-c", "protocol.file.allow=always", "submodule", "-q", "add", sub.Dir, "vendor-lib")
+	g.Commit("scripts and a submodule")
+	os.Chmod(g.Dir+"/run.sh", 0o755)
+	os.Symlink("run.sh", g.Dir+"/link.sh")
+	os.Remove(g.Dir + "/node")
+	g.Write("node/inner.txt", "now a directory\n")
+	sub.Write("lib.txt", "lib v2\n")
+	sub.Commit("lib v2")
+	g.Git("-C", "vendor-lib", "-c", "protocol.file.allow=always", "pull", "-q")
+	head := g.Commit("chmod, symlink, file to directory, submodule bump")
+
+	r := open(t, g.Dir)
+	c := extract(t, r, head)
+	if got, want := nameStatus(c), normalizeGit(g.Git("show", "--format=", "--name-status", "-M", "-C", head)); got != want {
+		t.Errorf("name-status:\ngot:\n%s\ngit:\n%s", got, want)
+	}
+	if got, want := numstat(c), normalizeNumstat(g.Git("show", "--format=", "--numstat", "-M", "-C", head)); got != want {
+		t.Errorf("numstat:\ngot:\n%s\ngit:\n%s", got, want)
+	}
+}
