@@ -7,8 +7,7 @@
 #   bench/sync-vs-git.sh /path/to/repo [runs]
 #
 # The repository's .git (or bare directory) is copied to a temporary
-# directory, so the original is never changed. (A --shared clone would not
-# do: go-git reopens an alternate's pack index on every object lookup.)
+# directory, so the original is never changed by the incremental step.
 set -euo pipefail
 src=$(cd "$1" && pwd)
 runs=${2:-1}

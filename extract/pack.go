@@ -45,11 +45,20 @@ const (
 )
 
 // openPacks maps every pack of the repository whose objects directory is
-// dir. It returns nil (use go-git) when there are no packs.
+// dir, and of the repositories it borrows objects from (alternates, as
+// `clone --shared` sets up: go-git reopens an alternate's pack index on
+// every lookup). It returns nil (use go-git) when there are no packs.
 func openPacks(dir string, cacheBytes int) (*packReader, error) {
-	idxs, err := filepath.Glob(filepath.Join(dir, "pack", "*.idx"))
-	if err != nil || len(idxs) == 0 {
-		return nil, err
+	var idxs []string
+	for _, d := range objectDirs(dir, 0) {
+		found, err := filepath.Glob(filepath.Join(d, "pack", "*.idx"))
+		if err != nil {
+			return nil, err
+		}
+		idxs = append(idxs, found...)
+	}
+	if len(idxs) == 0 {
+		return nil, nil
 	}
 	pr := &packReader{cache: newOffsetCache(cacheBytes)}
 	for _, ip := range idxs {
@@ -61,6 +70,27 @@ func openPacks(dir string, cacheBytes int) (*packReader, error) {
 		pr.packs = append(pr.packs, p)
 	}
 	return pr, nil
+}
+
+// objectDirs lists an objects directory and, recursively (as git does, up
+// to five levels), those named in its info/alternates file.
+func objectDirs(dir string, depth int) []string {
+	dirs := []string{dir}
+	b, err := os.ReadFile(filepath.Join(dir, "info", "alternates"))
+	if err != nil || depth >= 5 {
+		return dirs
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		alt := strings.TrimSpace(line)
+		if alt == "" || strings.HasPrefix(alt, "#") {
+			continue
+		}
+		if !filepath.IsAbs(alt) {
+			alt = filepath.Join(dir, alt)
+		}
+		dirs = append(dirs, objectDirs(alt, depth+1)...)
+	}
+	return dirs
 }
 
 func openPack(idxPath string) (*pack, error) {

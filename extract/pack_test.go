@@ -144,3 +144,24 @@ func FuzzPackAt(f *testing.F) {
 		}
 	})
 }
+
+// TestAlternates reads a `clone --shared` repository, whose objects live
+// in the original's packs, through the pack reader.
+func TestAlternates(t *testing.T) {
+	g := gittest.Generate(t, 50, 9)
+	g.Git("repack", "-adq")
+	clone := t.TempDir() + "/shared"
+	g.Git("clone", "-q", "--shared", g.Dir, clone)
+	r := open(t, clone)
+	if r.packs == nil || len(r.packs.packs) == 0 {
+		t.Fatal("the alternate's packs were not found")
+	}
+	head := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	if _, _, err := r.packs.read(plumbing.NewHash(head), 1<<40); err != nil {
+		t.Fatalf("head commit through the alternate's pack: %v", err)
+	}
+	c := extract(t, r, head)
+	if len(c.Parents) == 0 || c.Message == "" {
+		t.Errorf("extracted %+v", c)
+	}
+}
