@@ -172,6 +172,9 @@ func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte
 		return 0, nil, fmt.Errorf("delta chain deeper than %d at %d", maxDeltaDepth, off)
 	}
 	if e, ok := pr.cache.get(offsetKey{pi, off}); ok {
+		if int64(len(e.data)) > limit {
+			return e.typ, nil, nil
+		}
 		return e.typ, e.data, nil
 	}
 	p := pr.packs[pi]
@@ -183,10 +186,6 @@ func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte
 		return 0, nil, fmt.Errorf("object at %d claims %d bytes", off, size)
 	}
 	pos := off + int64(n)
-	var base struct {
-		typ  int
-		data []byte
-	}
 	switch typ {
 	case objCommit, objTree, objBlob, objTag:
 		if size > limit {
@@ -198,28 +197,28 @@ func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte
 		}
 		pr.cache.put(offsetKey{pi, off}, cached{typ, data})
 		return typ, data, nil
-	case objOFSDelta:
-		rel, k := ofsDistance(p.data[pos:])
-		if k == 0 || rel <= 0 || rel > off {
-			return 0, nil, fmt.Errorf("bad delta offset at %d", off)
-		}
-		pos += int64(k)
-		base.typ, base.data, err = pr.at(pi, off-rel, 1<<62, depth+1)
-	case objREFDelta:
-		if int(pos)+20 > len(p.data) {
-			return 0, nil, fmt.Errorf("truncated object at %d", off)
-		}
-		var bh plumbing.Hash
-		copy(bh[:], p.data[pos:pos+20])
-		pos += 20
-		base.typ, base.data, err = pr.readDepth(bh, 1<<62, depth+1)
+	case objOFSDelta, objREFDelta:
 	default:
 		return 0, nil, fmt.Errorf("bad object type %d at %d", typ, off)
 	}
+	bpi, boff, pos, err := pr.deltaBase(pi, off, typ, pos)
 	if err != nil {
 		return 0, nil, err
 	}
 	delta, err := pr.inflate(p.data[pos:], size)
+	if err != nil {
+		return 0, nil, err
+	}
+	// The delta names its result's size: a huge blob is not rebuilt.
+	if target := deltaTargetSize(delta); target > limit {
+		t, err := pr.typeAt(bpi, boff, depth+1)
+		return t, nil, err
+	}
+	var base struct {
+		typ  int
+		data []byte
+	}
+	base.typ, base.data, err = pr.at(bpi, boff, 1<<62, depth+1)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -235,6 +234,74 @@ func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte
 	}
 	pr.cache.put(offsetKey{pi, off}, cached{base.typ, data})
 	return base.typ, data, nil
+}
+
+// deltaBase locates a delta's base object and returns where the delta's
+// compressed data starts.
+func (pr *packReader) deltaBase(pi int, off int64, typ int, pos int64) (int, int64, int64, error) {
+	data := pr.packs[pi].data
+	if typ == objOFSDelta {
+		rel, k := ofsDistance(data[pos:])
+		if k == 0 || rel <= 0 || rel > off {
+			return 0, 0, 0, fmt.Errorf("bad delta offset at %d", off)
+		}
+		return pi, off - rel, pos + int64(k), nil
+	}
+	if pos+20 > int64(len(data)) {
+		return 0, 0, 0, fmt.Errorf("truncated object at %d", off)
+	}
+	var h plumbing.Hash
+	copy(h[:], data[pos:pos+20])
+	for bpi, p := range pr.packs {
+		if boff, err := p.idx.FindOffset(h); err == nil {
+			return bpi, boff, pos + 20, nil
+		}
+	}
+	return 0, 0, 0, fmt.Errorf("delta base %s of the object at %d: %w", h, off, errNotInPack)
+}
+
+// typeAt follows a delta chain by its headers alone to the type of the
+// object it rebuilds.
+func (pr *packReader) typeAt(pi int, off int64, depth int) (int, error) {
+	for ; depth <= maxDeltaDepth; depth++ {
+		typ, _, n, err := header(pr.packs[pi].data, off)
+		if err != nil {
+			return 0, err
+		}
+		switch typ {
+		case objCommit, objTree, objBlob, objTag:
+			return typ, nil
+		case objOFSDelta, objREFDelta:
+			if pi, off, _, err = pr.deltaBase(pi, off, typ, off+int64(n)); err != nil {
+				return 0, err
+			}
+		default:
+			return 0, fmt.Errorf("bad object type %d at %d", typ, off)
+		}
+	}
+	return 0, fmt.Errorf("delta chain deeper than %d at %d", maxDeltaDepth, off)
+}
+
+// deltaTargetSize reads the result size from a delta's header (two
+// varints: source size, target size), or -1 if it is malformed.
+func deltaTargetSize(delta []byte) int64 {
+	i := 0
+	varint := func() int64 {
+		var v int64
+		for shift := 0; i < len(delta) && shift < 63; shift += 7 {
+			b := delta[i]
+			i++
+			v |= int64(b&0x7f) << shift
+			if b&0x80 == 0 {
+				return v
+			}
+		}
+		return -1
+	}
+	if varint() < 0 {
+		return -1
+	}
+	return varint()
 }
 
 // header parses an object header: type, inflated size, header length.
