@@ -23,19 +23,18 @@ func (s *Syncer) discover(ctx context.Context, repo *extract.Repo, branch string
 		return BranchResult{}, nil, err
 	}
 	br := BranchResult{Name: branch, Head: head, Previous: st.LastHead}
-	known, err := s.st.DB.PrepareContext(ctx, `SELECT (SELECT COUNT(*) FROM commits WHERE hash = ?1 AND rewritten = 0)
-		+ (SELECT COUNT(*) FROM pruned WHERE hash = ?1)`)
+	known, err := s.st.PrepareKnown(ctx)
 	if err != nil {
 		return br, nil, err
 	}
 	defer known.Close()
 	var qerr error
 	isKnown := func(h string) bool {
-		var n int
-		if err := known.QueryRowContext(ctx, h).Scan(&n); err != nil && qerr == nil {
+		ok, err := known.Has(ctx, h)
+		if err != nil && qerr == nil {
 			qerr = err
 		}
-		return n > 0
+		return ok
 	}
 	var stop func(int64) bool
 	if s.opts.KeepDays > 0 {

@@ -112,19 +112,18 @@ func (s *Status) verify(ctx context.Context, st *store.Store) error {
 	if err != nil {
 		return err
 	}
-	stmt, err := st.DB.PrepareContext(ctx, `SELECT (SELECT COUNT(*) FROM commits WHERE hash = ?1 AND rewritten = 0)
-		+ (SELECT COUNT(*) FROM pruned WHERE hash = ?1)`)
+	known, err := st.PrepareKnown(ctx)
 	if err != nil {
 		return err
 	}
-	defer stmt.Close()
+	defer known.Close()
 	s.Reachable, s.VerifyDone = len(reach), true
 	for h := range reach {
-		var n int
-		if err := stmt.QueryRowContext(ctx, h).Scan(&n); err != nil {
+		ok, err := known.Has(ctx, h)
+		if err != nil {
 			return err
 		}
-		if n == 0 {
+		if !ok {
 			s.Unindexed++
 		}
 	}

@@ -423,3 +423,32 @@ func (s *Store) refsAt(ctx context.Context, hash string) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// Known answers, for many hashes in a row, whether a commit needs no
+// processing: it is stored and live, or a retention policy pruned it.
+// Close it when done.
+type Known struct {
+	stmt *sql.Stmt
+}
+
+// PrepareKnown prepares the lookup that discovery and verification share.
+func (s *Store) PrepareKnown(ctx context.Context) (*Known, error) {
+	stmt, err := s.DB.PrepareContext(ctx, `SELECT (SELECT COUNT(*) FROM commits WHERE hash = ?1 AND rewritten = 0)
+		+ (SELECT COUNT(*) FROM pruned WHERE hash = ?1)`)
+	if err != nil {
+		return nil, fmt.Errorf("prepare known-commit lookup: %w", err)
+	}
+	return &Known{stmt: stmt}, nil
+}
+
+// Has reports whether hash is known.
+func (k *Known) Has(ctx context.Context, hash string) (bool, error) {
+	var n int
+	if err := k.stmt.QueryRowContext(ctx, hash).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up %s: %w", hash, err)
+	}
+	return n > 0, nil
+}
+
+// Close releases the prepared statement.
+func (k *Known) Close() error { return k.stmt.Close() }

@@ -80,6 +80,14 @@ func TestAddSyncStatusRemove(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustCLI(t, home, "sync", "demo", "--json")), &res); err != nil || res.Indexed != 1 {
 		t.Errorf("incremental sync json %+v %v", res, err)
 	}
+	var ver struct {
+		Reachable, Unindexed int
+		Verified             bool
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, home, "status", "demo", "--verify", "--json")), &ver); err != nil ||
+		!ver.Verified || ver.Reachable != 3 || ver.Unindexed != 0 {
+		t.Errorf("status --verify: %+v %v", ver, err)
+	}
 	if out := mustCLI(t, home, "list"); !strings.Contains(out, "demo") || !strings.Contains(out, g.Dir) {
 		t.Errorf("list: %q", out)
 	}
