@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/gitmemory/gitmemory/internal/gittest"
-	"github.com/gitmemory/gitmemory/store"
 )
 
 // BenchmarkSync is a full initial sync of a generated 5,000-commit history
@@ -32,11 +31,7 @@ func benchSync(b *testing.B, g *gittest.Repo) {
 	var indexed int
 	for b.Loop() {
 		b.StopTimer()
-		st, err := store.Open(context.Background(), b.TempDir())
-		if err != nil {
-			b.Fatal(err)
-		}
-		st.DB.Exec(`INSERT INTO repository(id, name, path, created_at) VALUES (1, 'b', '', 0)`)
+		st := openStore(b)
 		b.StartTimer()
 		s, err := New(g.Dir, st, Options{})
 		if err != nil {
@@ -56,12 +51,7 @@ func benchSync(b *testing.B, g *gittest.Repo) {
 // fully indexed 5,000-commit history.
 func BenchmarkIncrementalSync(b *testing.B) {
 	g := gittest.Generate(b, 5000, 11)
-	st, err := store.Open(context.Background(), b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	st.DB.Exec(`INSERT INTO repository(id, name, path, created_at) VALUES (1, 'b', '', 0)`)
+	st := openStore(b)
 	sync := func() *Result {
 		s, err := New(g.Dir, st, Options{})
 		if err != nil {

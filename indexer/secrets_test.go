@@ -38,11 +38,7 @@ func TestPlantedSecretsNeverStored(t *testing.T) {
 	g.Commit("note: rotate " + awsKeyID)
 
 	dir := t.TempDir()
-	st, err := store.Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.DB.Exec(`INSERT INTO repository(id, name, path, created_at) VALUES (1, 't', '', 0)`)
+	st := openStoreIn(t, dir)
 	res := sync(t, g.Dir, st, Options{})
 	if res.Indexed != 2 || res.Redactions < 6 || res.RedactedCommits != 2 {
 		t.Errorf("indexed %d, %d redactions in %d commits", res.Indexed, res.Redactions, res.RedactedCommits)

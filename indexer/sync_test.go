@@ -14,17 +14,23 @@ import (
 	"github.com/gitmemory/gitmemory/store"
 )
 
-func openStore(t *testing.T) *store.Store {
-	t.Helper()
-	dir := t.TempDir()
+// openStore opens a store in a new temporary directory, registered as
+// repository "t", and closes it when the test ends.
+func openStore(tb testing.TB) *store.Store {
+	tb.Helper()
+	return openStoreIn(tb, tb.TempDir())
+}
+
+func openStoreIn(tb testing.TB, dir string) *store.Store {
+	tb.Helper()
 	st, err := store.Open(context.Background(), dir)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	_, err = st.DB.Exec(`INSERT INTO repository(id, name, path, created_at) VALUES (1, 't', '', 0)`)
+	tb.Cleanup(func() { st.Close() })
+	_, err = st.DB.Exec(`INSERT OR IGNORE INTO repository(id, name, path, created_at) VALUES (1, 't', '', 0)`)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return st
 }
