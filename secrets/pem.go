@@ -18,13 +18,9 @@ const privateKeyID = "private-key"
 // a key body survives.
 func privateKeySpans(text string, out []span) []span {
 	for off := 0; off < len(text); {
-		i := strings.Index(text[off:], "-----")
-		if i < 0 {
+		start := nextDashes(text, off)
+		if start < 0 {
 			break
-		}
-		start := off + i
-		for start+5 < len(text) && text[start+5] == '-' {
-			start++ // "------BEGIN": a removed line in a diff
 		}
 		off = start + 5
 		if !hasPrefixFold(text[start+5:], "begin") {
@@ -43,18 +39,29 @@ func privateKeySpans(text string, out []span) []span {
 	return privateKeyTails(text, out)
 }
 
+// nextDashes finds the next "-----" at or after off and returns the start
+// of the last five dashes of that run ("------BEGIN" is a removed line in a
+// diff), or -1.
+func nextDashes(text string, off int) int {
+	i := strings.Index(text[off:], "-----")
+	if i < 0 {
+		return -1
+	}
+	start := off + i
+	for start+5 < len(text) && text[start+5] == '-' {
+		start++
+	}
+	return start
+}
+
 // privateKeyTails appends a span for every private key footer whose header
 // is missing (a diff hunk starting inside the block): from the first of the
 // key-material lines before the footer through the footer.
 func privateKeyTails(text string, out []span) []span {
 	for off := 0; off < len(text); {
-		i := strings.Index(text[off:], "-----")
-		if i < 0 {
+		f := nextDashes(text, off)
+		if f < 0 {
 			break
-		}
-		f := off + i
-		for f+5 < len(text) && text[f+5] == '-' {
-			f++ // "------END": a removed line in a diff
 		}
 		off = f + 5
 		if !hasPrefixFold(text[off:], "end") {
