@@ -180,4 +180,41 @@ type Understood struct {
 	Classification Classification `json:"classification"`
 	Summary        string         `json:"summary"`
 	Notes          []DesignNote   `json:"design_notes,omitempty"`
+	// Entities lists the code entities the commit introduced, modified or
+	// deleted, in file order. Merges have none: their changes belong to the
+	// commits they merge.
+	Entities []EntityChange `json:"entities,omitempty"`
 }
+
+// Entity actions.
+const (
+	EntityIntroduced = "introduces"
+	EntityModified   = "modifies"
+	EntityDeleted    = "deletes"
+)
+
+// EntityChange is what one commit did to one function, method or type.
+type EntityChange struct {
+	// Path is the entity's file: the new path, or the old one for a deletion.
+	Path     string `json:"path"`
+	Language string `json:"language"`
+	Kind     string `json:"kind"` // function, method, class, interface, struct, enum, module
+	Name     string `json:"name"`
+	// Qualified is the name within its file: package or module, enclosing
+	// types, and the name ("diff.Options.Apply", "Shape.area").
+	Qualified string `json:"qualified"`
+	Action    string `json:"action"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Signature string `json:"signature,omitempty"`
+	// Replaces is the key of the entity this one replaced when the commit
+	// renamed or moved it (the same body under a new name or in a new file).
+	Replaces string `json:"replaces,omitempty"`
+}
+
+// EntityKey identifies an entity across history: its path and qualified
+// name. It is the graph node id without its "entity:" prefix.
+func EntityKey(path, qualified string) string { return path + "#" + qualified }
+
+// Key is the entity's EntityKey.
+func (e EntityChange) Key() string { return EntityKey(e.Path, e.Qualified) }

@@ -174,4 +174,42 @@ CREATE TABLE design_notes (
 	PRIMARY KEY (commit_id, idx)
 ) WITHOUT ROWID;
 `,
+	// 4: code entities and what each commit did to them; the graph marker
+	// (a commit's graph edges are written after its metadata, and graphed is
+	// set only then, so a crash in between replays them); LLM summaries.
+	`
+ALTER TABLE commits ADD COLUMN graphed INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX commits_ungraphed ON commits(id) WHERE graphed = 0;
+
+CREATE TABLE entities (
+	id        INTEGER PRIMARY KEY,
+	key       TEXT NOT NULL UNIQUE,
+	path      TEXT NOT NULL,
+	qualified TEXT NOT NULL,
+	name      TEXT NOT NULL,
+	kind      TEXT NOT NULL,
+	language  TEXT NOT NULL
+);
+CREATE INDEX entities_name ON entities(name);
+CREATE INDEX entities_path ON entities(path);
+
+CREATE TABLE entity_changes (
+	commit_id  INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
+	entity_id  INTEGER NOT NULL REFERENCES entities(id),
+	action     TEXT NOT NULL,
+	start_line INTEGER NOT NULL,
+	end_line   INTEGER NOT NULL,
+	signature  TEXT NOT NULL DEFAULT '',
+	replaces   INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (commit_id, entity_id)
+) WITHOUT ROWID;
+CREATE INDEX entity_changes_entity ON entity_changes(entity_id);
+
+CREATE TABLE llm_summaries (
+	hash    TEXT NOT NULL,
+	model   TEXT NOT NULL,
+	summary TEXT NOT NULL,
+	PRIMARY KEY (hash, model)
+) WITHOUT ROWID;
+`,
 }
