@@ -42,13 +42,32 @@ type Loaded struct {
 type pendingDiff struct {
 	idx      int
 	old, new []byte
+	// same marks an exact rename: no diff, but the content is kept for
+	// the entity stage, whose entities change path.
+	same bool
 }
+
+// IsMerge reports whether the loaded commit has several parents.
+func (l *Loaded) IsMerge() bool { return l.commit.IsMerge }
 
 // Finish computes the line diffs and returns the commit.
 func (l *Loaded) Finish() *model.Commit {
+	return l.FinishWith(nil)
+}
+
+// FinishWith computes the line diffs, then calls visit (if not nil) with
+// each diffed file change and its old and new content (nil for a side that
+// does not exist), and for each exact rename with its content on both
+// sides. It returns the commit.
+func (l *Loaded) FinishWith(visit func(fc *model.FileChange, old, new []byte)) *model.Commit {
 	for _, p := range l.pending {
 		fc := &l.commit.Changes[p.idx]
-		fc.Hunks, fc.Insertions, fc.Deletions = DiffLines(p.old, p.new, l.context)
+		if !p.same {
+			fc.Hunks, fc.Insertions, fc.Deletions = DiffLines(p.old, p.new, l.context)
+		}
+		if visit != nil {
+			visit(fc, p.old, p.new)
+		}
 	}
 	l.pending = nil
 	return l.commit
@@ -87,8 +106,12 @@ func (r *Repo) Load(hash string) (*Loaded, error) {
 		if err != nil {
 			return nil, fmt.Errorf("diff %s %s: %w", hash, ch.path, err)
 		}
-		if fc.Skipped == "" && ch.from.hash != ch.to.hash && fc.Status != "" && !isSubmodule(ch) {
+		switch {
+		case fc.Skipped != "" || fc.Status == "" || isSubmodule(ch):
+		case ch.from.hash != ch.to.hash:
 			l.pending = append(l.pending, pendingDiff{idx: len(c.Changes), old: old, new: new})
+		case new != nil:
+			l.pending = append(l.pending, pendingDiff{idx: len(c.Changes), old: old, new: new, same: true})
 		}
 		c.Changes = append(c.Changes, fc)
 	}
@@ -214,8 +237,15 @@ func (r *Repo) fileChange(ch change) (fc model.FileChange, oldData, newData []by
 	}
 	fc.Language = r.language(ch.path, sample)
 	switch {
+	case ch.from.hash == ch.to.hash && ch.status == model.Renamed && !enry.IsVendor(ch.path):
+		// Nothing to diff, but the entities of the file move with it.
+		data, err := r.blob(ch.to.hash, r.opts.MaxFileBytes)
+		if err != nil || data == nil || isBinary(data) {
+			return fc, nil, nil, err
+		}
+		return fc, data, data, nil
 	case ch.from.hash == ch.to.hash:
-		return fc, nil, nil, nil // mode change or exact rename: nothing to diff
+		return fc, nil, nil, nil // mode change: nothing to diff
 	case (ch.from.exists() && oldData == nil) || (ch.to.exists() && newData == nil):
 		fc.Skipped = model.SkipHuge
 	case isBinary(oldData) || isBinary(newData):

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gitmemory/gitmemory/graph/graphtest"
 )
 
 // synthetic is a generated history of about quadsPerCommit*commits quads:
@@ -178,16 +180,16 @@ func BenchmarkNode(b *testing.B) {
 // BenchmarkWrite loads the synthetic history into an empty store of every
 // backend and reports quads/s. PostgreSQL gets a tenth of the size.
 func BenchmarkWrite(b *testing.B) {
-	for _, be := range backends(b) {
+	for _, be := range graphtest.Backends(b) {
 		commits := benchCommits
-		if be.name == "postgres" {
+		if be.Name == "postgres" {
 			commits /= 10
 		}
 		s := generate(commits)
-		b.Run(be.name, func(b *testing.B) {
+		b.Run(be.Name, func(b *testing.B) {
 			var took time.Duration
 			for b.Loop() {
-				g := open(b, be.addr(b))
+				g := open(b, be.Addr(b))
 				took += load(b, g, s)
 				g.Close()
 			}
@@ -205,7 +207,7 @@ func BenchmarkPostgresReads(b *testing.B) {
 		b.Skip("GITMEMORY_TEST_PG is not set")
 	}
 	s := generate(benchCommits / 10)
-	g := open(b, freshDatabase(b, dsn))
+	g := open(b, graphtest.FreshDatabase(b, dsn))
 	load(b, g, s)
 	ctx := context.Background()
 	b.Run("EntityEdges", func(b *testing.B) {

@@ -2,60 +2,16 @@ package graph
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand"
-	"net/url"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gitmemory/gitmemory/graph/graphtest"
 )
-
-// backend opens an empty store of one kind for a test.
-type backend struct {
-	name string
-	addr func(t testing.TB) string
-}
-
-// backends returns bolt always and PostgreSQL when GITMEMORY_TEST_PG holds a DSN.
-func backends(t testing.TB) []backend {
-	bs := []backend{{"bolt", func(t testing.TB) string { return t.TempDir() }}}
-	if dsn := os.Getenv("GITMEMORY_TEST_PG"); dsn != "" {
-		bs = append(bs, backend{"postgres", func(t testing.TB) string { return freshDatabase(t, dsn) }})
-	} else {
-		t.Log("GITMEMORY_TEST_PG is not set: PostgreSQL backend skipped (CI sets it in .ci/run)")
-	}
-	return bs
-}
-
-// freshDatabase creates a database of its own for one test on the server of
-// dsn (Cayley's tables have fixed names) and drops it afterwards.
-func freshDatabase(t testing.TB, dsn string) string {
-	t.Helper()
-	admin, err := sql.Open("postgres", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	name := fmt.Sprintf("gm_test_%d_%d", time.Now().UnixNano(), rand.Intn(1e6))
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatalf("create database (is GITMEMORY_TEST_PG=%s reachable?): %v", dsn, err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
 
 func open(t testing.TB, addr string) *Graph {
 	t.Helper()
@@ -69,8 +25,8 @@ func open(t testing.TB, addr string) *Graph {
 
 // forEachBackend runs f on an empty store of every available backend.
 func forEachBackend(t *testing.T, f func(t *testing.T, g *Graph)) {
-	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) { f(t, open(t, b.addr(t))) })
+	for _, b := range graphtest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) { f(t, open(t, b.Addr(t))) })
 	}
 }
 
@@ -280,6 +236,23 @@ func TestDelete(t *testing.T) {
 	})
 }
 
+func TestRemoveEdges(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, g *Graph) {
+		writeHistory(t, g)
+		ctx := context.Background()
+		err := g.RemoveEdges(ctx, []Edge{{foo, "CO_EVOLVES_WITH", bar, 0}, {foo, "CO_EVOLVES_WITH", "entity:none", 0},
+			{"commit:none", "PARENT_OF", c1, 0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, "counts", counts(t, g), [2]int{10, 14})
+		check(t, "foo co-evolution", edges(t, g, foo, Out, "CO_EVOLVES_WITH"), []Edge(nil))
+		check(t, "bar in", edges(t, g, bar, In, "CO_EVOLVES_WITH"), []Edge(nil))
+		writeHistory(t, g)
+		check(t, "counts after rewrite", counts(t, g), [2]int{10, 15})
+	})
+}
+
 // snapshot renders every query answer over the history graph as text.
 func snapshot(t testing.TB, g *Graph) string {
 	t.Helper()
@@ -304,14 +277,14 @@ func snapshot(t testing.TB, g *Graph) string {
 }
 
 func TestBackendsAgree(t *testing.T) {
-	bs := backends(t)
+	bs := graphtest.Backends(t)
 	if len(bs) < 2 {
 		t.Skip("GITMEMORY_TEST_PG is not set: nothing to compare bolt with")
 	}
 	nodes, es := history()
 	var snaps []string
 	for i, b := range bs {
-		g := open(t, b.addr(t))
+		g := open(t, b.Addr(t))
 		// Write in a different order on each backend: answers must not depend on it.
 		r := rand.New(rand.NewSource(int64(i)))
 		r.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })

@@ -274,3 +274,32 @@ func labelValue(n *namer, r cgraph.Ref) quad.Value {
 	}
 	return n.names[r]
 }
+
+// RemoveEdges removes edges whatever their stored confidence; edges that
+// are not stored are ignored.
+func (g *Graph) RemoveEdges(ctx context.Context, edges []Edge) error {
+	qs, err := g.store()
+	if err != nil {
+		return err
+	}
+	n := newNamer(qs)
+	stored := make(map[string]map[[2]cgraph.Ref][]quad.Value)
+	tx := cgraph.NewTransactionN(len(edges))
+	for _, e := range edges {
+		from, p, o := refOf(qs, quad.IRI(e.From)), refOf(qs, quad.IRI(e.Type)), refOf(qs, quad.IRI(e.To))
+		if from == nil || p == nil || o == nil {
+			continue
+		}
+		se, ok := stored[e.From]
+		if !ok {
+			if se, err = storedEdges(ctx, qs, n, from); err != nil {
+				return err
+			}
+			stored[e.From] = se
+		}
+		for _, l := range se[[2]cgraph.Ref{p, o}] {
+			tx.RemoveQuad(quad.Quad{Subject: quad.IRI(e.From), Predicate: quad.IRI(e.Type), Object: quad.IRI(e.To), Label: l})
+		}
+	}
+	return apply(qs, tx, "remove edges")
+}

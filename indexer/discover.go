@@ -84,7 +84,7 @@ func splitRevived(ctx context.Context, tx *sql.Tx, hashes []string) (fresh []str
 		return hashes, 0, nil
 	}
 	for _, h := range hashes {
-		r, err := tx.ExecContext(ctx, `UPDATE commits SET rewritten = 0 WHERE hash = ? AND rewritten = 1`, h)
+		r, err := tx.ExecContext(ctx, `UPDATE commits SET rewritten = 0, graphed = 0 WHERE hash = ? AND rewritten = 1`, h)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -33,7 +33,7 @@ func (s *Syncer) markRewritten(ctx context.Context, repo *extract.Repo, res *Res
 	}
 	err = s.st.Tx(ctx, func(tx *sql.Tx) error {
 		for _, h := range orphans {
-			if _, err := tx.ExecContext(ctx, `UPDATE commits SET rewritten = 1 WHERE hash = ?`, h); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE commits SET rewritten = 1, graphed = 0 WHERE hash = ?`, h); err != nil {
 				return err
 			}
 		}
@@ -108,6 +108,9 @@ func (s *Syncer) prune(ctx context.Context, res *Result) error {
 	}
 	if len(victims) == 0 {
 		return nil
+	}
+	if err := s.forgetGraph(ctx, victims); err != nil {
+		return err
 	}
 	err = s.st.Tx(ctx, func(tx *sql.Tx) error {
 		for _, h := range victims {

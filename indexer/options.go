@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gitmemory/gitmemory/extract"
+	"github.com/gitmemory/gitmemory/graph"
 )
 
 // BranchMode selects which branches a sync tracks.
@@ -37,6 +38,9 @@ type Options struct {
 	// goroutine reads objects from the repository.
 	Workers int
 	Extract extract.Options
+	// Graph, if set, receives each commit's edges after its metadata is
+	// committed (DESIGN.md decision 3). The caller opens and closes it.
+	Graph *graph.Graph
 	// Progress, if set, is called after each batch.
 	Progress func(Progress)
 	Now      func() time.Time

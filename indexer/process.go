@@ -14,6 +14,7 @@ import (
 	"github.com/gitmemory/gitmemory/queue"
 	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/understand"
+	"github.com/gitmemory/gitmemory/understand/entity"
 )
 
 // outcome is one queue item after extraction and understanding.
@@ -39,6 +40,15 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 	if _, err := s.secretScanner(); err != nil {
 		return err
 	}
+	s.parsers = make(chan *entity.Parser, s.opts.Workers)
+	for range s.opts.Workers {
+		s.parsers <- entity.NewParser()
+	}
+	defer func() {
+		for range s.opts.Workers {
+			(<-s.parsers).Close()
+		}
+	}()
 	total := counts.Pending + counts.Failed
 	start, done := time.Now(), 0
 	seen := map[string]bool{}
@@ -53,6 +63,7 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 		}
 		total = max(total, done+len(items))
 		batches := make(chan []outcome, 1)
+		written := make(chan []outcome, 1)
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
 			defer close(batches)
@@ -67,6 +78,7 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 			return nil
 		})
 		g.Go(func() error {
+			defer close(written)
 			for b := range batches {
 				if err := s.write(gctx, b, res); err != nil {
 					return err
@@ -74,6 +86,23 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 				done += len(b)
 				if s.opts.Progress != nil {
 					s.opts.Progress(Progress{Done: done, Total: total, Failed: res.Failed, Elapsed: time.Since(start)})
+				}
+				if s.opts.Graph != nil {
+					select {
+					case written <- b:
+					case <-gctx.Done():
+						return gctx.Err()
+					}
+				}
+			}
+			return nil
+		})
+		// The graph is written by a third stage, so that Cayley's writes
+		// overlap the next batch's metadata.
+		g.Go(func() error {
+			for b := range written {
+				if err := s.writeGraph(gctx, b); err != nil {
+					return err
 				}
 			}
 			return nil
@@ -105,8 +134,10 @@ func (s *Syncer) extractBatch(ctx context.Context, repo *extract.Repo, items []q
 	var g errgroup.Group
 	for range s.opts.Workers {
 		g.Go(func() error {
+			p := <-s.parsers
+			defer func() { s.parsers <- p }()
 			for i := range work {
-				out[i] = s.complete(out[i].item, loaded[i])
+				out[i] = s.complete(ctx, p, out[i].item, loaded[i])
 			}
 			return nil
 		})
@@ -138,16 +169,33 @@ func load(repo *extract.Repo, hash string) (l *extract.Loaded, err error) {
 	return repo.Load(hash)
 }
 
-func (s *Syncer) complete(it queue.Item, l *extract.Loaded) (o outcome) {
+// complete diffs a loaded commit, finds the entities it changed, redacts
+// secrets and understands it. A file whose entities cannot be found stays
+// tracked at file level; only a cancelled context fails the commit.
+func (s *Syncer) complete(ctx context.Context, p *entity.Parser, it queue.Item, l *extract.Loaded) (o outcome) {
 	o.item = it
 	defer func() {
 		if r := recover(); r != nil {
 			o.commit, o.err = nil, fmt.Errorf("diff panicked: %v", r)
 		}
 	}()
-	c := l.Finish()
-	s.redact(c)
+	var ce commitEntities
+	var visit func(fc *model.FileChange, old, new []byte)
+	if !l.IsMerge() { // a merge's changes belong to the commits it merges
+		visit = func(fc *model.FileChange, old, new []byte) {
+			if err := ce.file(ctx, p, fc, old, new); err != nil && ctx.Err() != nil {
+				o.err = ctx.Err()
+			}
+		}
+	}
+	c := l.FinishWith(visit)
+	if o.err != nil {
+		return o
+	}
+	ce.linkRenames()
+	s.redact(c, ce.changes)
 	o.commit = understandCommit(c)
+	o.commit.Entities = ce.changes
 	return o
 }
 
@@ -159,9 +207,14 @@ func understandCommit(c *model.Commit) *model.Understood {
 		Summary: understand.Summarize(c, cl), Notes: understand.DesignNotes(c)}
 }
 
-// redact removes secrets from everything of a commit that will be stored.
-func (s *Syncer) redact(c *model.Commit) {
+// redact removes secrets from everything of a commit that will be stored,
+// entity signatures included (a default argument can hold a key).
+func (s *Syncer) redact(c *model.Commit, ents []model.EntityChange) {
 	var found []string
+	for i := range ents {
+		ents[i].Signature, found = s.scanner.Redact(ents[i].Signature)
+		c.Redactions += len(found)
+	}
 	c.Message, found = s.scanner.Redact(c.Message)
 	c.Redactions += len(found)
 	if c.RawMessage != nil {

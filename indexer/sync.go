@@ -11,6 +11,7 @@ import (
 	"github.com/gitmemory/gitmemory/queue"
 	"github.com/gitmemory/gitmemory/secrets"
 	"github.com/gitmemory/gitmemory/store"
+	"github.com/gitmemory/gitmemory/understand/entity"
 )
 
 // Syncer syncs one repository into one store. The caller holds the store's
@@ -26,6 +27,9 @@ type Syncer struct {
 	scannerReady chan struct{}
 	scanner      *secrets.Scanner
 	scannerErr   error
+	// parsers holds one entity parser per worker while the queue is
+	// processed; each keeps its grammars and cache from batch to batch.
+	parsers chan *entity.Parser
 }
 
 // New prepares a sync of the repository at path into st.
@@ -91,6 +95,9 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 		if err := s.markRewritten(ctx, repo, res); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.syncGraph(ctx); err != nil {
+		return nil, fmt.Errorf("graph: %w", err)
 	}
 	if err := s.advance(ctx, res, untracked); err != nil {
 		return nil, err

@@ -26,10 +26,13 @@ type Repository struct {
 	Branches      []string           `json:"branches,omitempty"`
 	KeepDays      int                `json:"keep_days,omitempty"`
 	KeepCommits   int                `json:"keep_commits,omitempty"`
-	Bare          bool               `json:"bare"`
-	Shallow       bool               `json:"shallow"`
-	CreatedAt     time.Time          `json:"created_at"`
-	LastSyncedAt  time.Time          `json:"last_synced_at,omitzero"`
+	// Graph is the knowledge graph's address: "" for the embedded bolt
+	// store in the data directory, or a postgres:// DSN.
+	Graph        string    `json:"graph,omitempty"`
+	Bare         bool      `json:"bare"`
+	Shallow      bool      `json:"shallow"`
+	CreatedAt    time.Time `json:"created_at"`
+	LastSyncedAt time.Time `json:"last_synced_at,omitzero"`
 }
 
 // Policy is the part of a repository's configuration a user sets: which
@@ -39,6 +42,7 @@ type Policy struct {
 	Branches    []string
 	KeepDays    *int
 	KeepCommits *int
+	Graph       *string
 }
 
 // AddOptions configure Add.
@@ -141,11 +145,17 @@ func applyPolicy(r *Repository, p Policy) {
 	if p.KeepCommits != nil {
 		r.KeepCommits = *p.KeepCommits
 	}
+	if p.Graph != nil {
+		r.Graph = *p.Graph
+	}
 }
 
 func validatePolicy(r *Repository) error {
 	if r.KeepDays < 0 || r.KeepCommits < 0 {
 		return fmt.Errorf("retention must be zero (keep all) or positive")
+	}
+	if r.Graph != "" && !strings.HasPrefix(r.Graph, "postgres://") && !strings.HasPrefix(r.Graph, "postgresql://") {
+		return fmt.Errorf("graph %q: want a postgres:// DSN, or empty for the embedded store", r.Graph)
 	}
 	for _, b := range r.Branches {
 		if b == "" || strings.ContainsAny(b, " \t\n,") {
@@ -173,13 +183,13 @@ func (h *Home) withStore(ctx context.Context, name string, fn func(*store.Store)
 
 func saveRepository(ctx context.Context, db *sql.DB, r *Repository, insert bool) error {
 	q := `UPDATE repository SET name=?1, path=?2, remote_url=?3, default_branch=?4, branch_mode=?5, branches=?6,
-		keep_days=?7, keep_commits=?8, bare=?9, shallow=?10 WHERE id = 1`
+		keep_days=?7, keep_commits=?8, bare=?9, shallow=?10, graph=?12 WHERE id = 1`
 	if insert {
 		q = `INSERT INTO repository(id, name, path, remote_url, default_branch, branch_mode, branches, keep_days,
-			keep_commits, bare, shallow, created_at) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`
+			keep_commits, bare, shallow, created_at, graph) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`
 	}
 	_, err := db.ExecContext(ctx, q, r.Name, r.Path, r.RemoteURL, r.DefaultBranch, string(r.BranchMode),
-		strings.Join(r.Branches, ","), r.KeepDays, r.KeepCommits, r.Bare, r.Shallow, r.CreatedAt.Unix())
+		strings.Join(r.Branches, ","), r.KeepDays, r.KeepCommits, r.Bare, r.Shallow, r.CreatedAt.Unix(), r.Graph)
 	if err != nil {
 		return fmt.Errorf("save repository %s: %w", r.Name, err)
 	}
@@ -191,8 +201,9 @@ func loadRepository(ctx context.Context, db *sql.DB) (*Repository, error) {
 	var mode, branches string
 	var created, synced int64
 	err := db.QueryRowContext(ctx, `SELECT name, path, remote_url, default_branch, branch_mode, branches, keep_days,
-		keep_commits, bare, shallow, created_at, last_synced_at FROM repository WHERE id = 1`).Scan(&r.Name, &r.Path,
-		&r.RemoteURL, &r.DefaultBranch, &mode, &branches, &r.KeepDays, &r.KeepCommits, &r.Bare, &r.Shallow, &created, &synced)
+		keep_commits, bare, shallow, created_at, last_synced_at, graph FROM repository WHERE id = 1`).Scan(&r.Name, &r.Path,
+		&r.RemoteURL, &r.DefaultBranch, &mode, &branches, &r.KeepDays, &r.KeepCommits, &r.Bare, &r.Shallow, &created, &synced,
+		&r.Graph)
 	if err != nil {
 		return nil, fmt.Errorf("load repository: %w", err)
 	}

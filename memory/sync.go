@@ -2,6 +2,9 @@ package memory
 
 import (
 	"context"
+	"path/filepath"
+
+	"github.com/gitmemory/gitmemory/graph"
 
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/store"
@@ -29,6 +32,7 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 		if err != nil {
 			return err
 		}
+		oldGraph := repo.Graph
 		applyPolicy(repo, opts.Policy)
 		if err := validatePolicy(repo); err != nil {
 			return err
@@ -36,8 +40,19 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 		if err := saveRepository(ctx, st.DB, repo, false); err != nil {
 			return err
 		}
+		if repo.Graph != oldGraph {
+			// A new graph store starts empty: rebuild it from SQLite.
+			if _, err := st.DB.ExecContext(ctx, `UPDATE commits SET graphed = 0`); err != nil {
+				return err
+			}
+		}
+		g, err := graph.Open(ctx, h.graphAddr(name, repo))
+		if err != nil {
+			return err
+		}
+		defer g.Close()
 		io := indexer.Options{Mode: repo.BranchMode, Branches: repo.Branches, KeepDays: repo.KeepDays,
-			KeepCommits: repo.KeepCommits, Progress: opts.Progress}
+			KeepCommits: repo.KeepCommits, Progress: opts.Progress, Graph: g}
 		if opts.Tune != nil {
 			opts.Tune(&io)
 		}
@@ -49,4 +64,13 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 		return err
 	})
 	return res, err
+}
+
+// graphAddr is where a repository's graph lives: its DSN, or the bolt
+// directory inside its data directory.
+func (h *Home) graphAddr(name string, r *Repository) string {
+	if r.Graph != "" {
+		return r.Graph
+	}
+	return filepath.Join(h.DataDir(name), "graph")
 }

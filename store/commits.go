@@ -18,11 +18,13 @@ import (
 type Writer struct {
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
+	// entityIDs caches the ids of the entities this writer has seen.
+	entityIDs map[string]int64
 }
 
 // NewWriter prepares the insert statements in tx; Close them with Close.
 func NewWriter(ctx context.Context, tx *sql.Tx) (*Writer, error) {
-	w := &Writer{tx: tx, stmts: map[string]*sql.Stmt{}}
+	w := &Writer{tx: tx, stmts: map[string]*sql.Stmt{}, entityIDs: map[string]int64{}}
 	for name, q := range insertSQL {
 		st, err := tx.PrepareContext(ctx, q)
 		if err != nil {
@@ -45,7 +47,7 @@ func (w *Writer) Close() error {
 
 var insertSQL = map[string]string{
 	"find":   `SELECT id FROM commits WHERE hash = ?`,
-	"revive": `UPDATE commits SET rewritten = 0 WHERE id = ? AND rewritten = 1`,
+	"revive": `UPDATE commits SET rewritten = 0, graphed = 0 WHERE id = ? AND rewritten = 1`,
 	"commit": `INSERT INTO commits(hash, author_name, author_email, author_time, author_tz,
 		committer_name, committer_email, committer_time, committer_tz, subject, is_merge, shallow,
 		files_changed, insertions, deletions, redactions, message_repaired, branch, indexed_at,
@@ -57,6 +59,9 @@ var insertSQL = map[string]string{
 	"issue":  `INSERT OR IGNORE INTO issue_refs VALUES (?,?,?,?,?,?,?)`,
 	"blob":   `INSERT OR REPLACE INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`,
 	"note":   `INSERT INTO design_notes VALUES (?,?,?,?,?,?,?,?)`,
+	"entity": `INSERT INTO entities(key, path, qualified, name, kind, language) VALUES (?,?,?,?,?,?)
+		ON CONFLICT(key) DO UPDATE SET key = excluded.key RETURNING id`,
+	"entity_change": `INSERT OR IGNORE INTO entity_changes VALUES (?,?,?,?,?,?,?)`,
 }
 
 // InsertCommit writes a commit, its parents, file changes, hunks, issue
@@ -102,6 +107,9 @@ func (w *Writer) InsertCommit(ctx context.Context, u *model.Understood, branch s
 		if _, err := w.stmts["note"].ExecContext(ctx, id, i, n.Source, n.Path, n.Line, n.Marker, n.Text, string(ents)); err != nil {
 			return fmt.Errorf("insert design note of %s: %w", c.Hash, err)
 		}
+	}
+	if err := w.insertEntities(ctx, id, u.Entities); err != nil {
+		return err
 	}
 	for i, r := range c.IssueRefs {
 		if _, err := w.stmts["issue"].ExecContext(ctx, id, r.Key, i, r.Kind, string(r.Action), r.Raw, r.URL); err != nil {
@@ -256,8 +264,8 @@ func (s *Store) GetCommit(ctx context.Context, hash string) (*model.Commit, *Com
 	return c, info, nil
 }
 
-// GetUnderstood loads a stored commit with its classification, summary
-// and design notes.
+// GetUnderstood loads a stored commit with its classification, summary,
+// design notes and entity changes.
 func (s *Store) GetUnderstood(ctx context.Context, hash string) (*model.Understood, *CommitInfo, error) {
 	c, info, err := s.GetCommit(ctx, hash)
 	if err != nil {
@@ -283,7 +291,13 @@ func (s *Store) GetUnderstood(ctx context.Context, hash string) (*model.Understo
 		}
 		u.Notes = append(u.Notes, n)
 	}
-	return u, info, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	if u.Entities, err = s.entityChanges(ctx, info.ID); err != nil {
+		return nil, nil, err
+	}
+	return u, info, nil
 }
 
 func (s *Store) commitInfo(ctx context.Context, hash string) (*CommitInfo, error) {

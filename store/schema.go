@@ -178,6 +178,7 @@ CREATE TABLE design_notes (
 	// (a commit's graph edges are written after its metadata, and graphed is
 	// set only then, so a crash in between replays them); LLM summaries.
 	`
+ALTER TABLE repository ADD COLUMN graph TEXT NOT NULL DEFAULT '';
 ALTER TABLE commits ADD COLUMN graphed INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX commits_ungraphed ON commits(id) WHERE graphed = 0;
 

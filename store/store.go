@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -40,7 +41,9 @@ type Store struct {
 // with Lock, so that readers never wait on a writer (WAL mode).
 func Open(ctx context.Context, dir string) (*Store, error) {
 	path := filepath.Join(dir, DBFile)
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
+	// The path is escaped: in a URI filename '#' and '?' would end it, and
+	// a data directory named "C#" would silently open another database.
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

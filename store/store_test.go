@@ -824,3 +824,24 @@ func TestLockOtherProcess(t *testing.T) {
 		t.Errorf("lock file holds %q, want our pid %d", pid, os.Getpid())
 	}
 }
+
+// TestOpenOddDirectory: a data directory whose name holds URI syntax
+// ('#', '?', '%', space) must get its own database file, not one at a
+// truncated path.
+func TestOpenOddDirectory(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"C#", "a?b", "50%25", "with space"} {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		st, err := Open(ctx, dir)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		st.Close()
+		if _, err := os.Stat(filepath.Join(dir, DBFile)); err != nil {
+			t.Errorf("%s: database not in its directory: %v", name, err)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/understand/entity"
+)
+
+// commitEntities collects what the entity stage finds in one commit's
+// file changes; bodies[i] is the body hash of changes[i].
+type commitEntities struct {
+	changes []model.EntityChange
+	bodies  []uint64
+}
+
+func (ce *commitEntities) add(e entity.Entity, path, lang, action string) *model.EntityChange {
+	ce.changes = append(ce.changes, model.EntityChange{Path: path, Language: lang, Kind: string(e.Kind),
+		Name: e.Name, Qualified: entity.LocalName(e.Qualified), Action: action,
+		StartLine: e.StartLine, EndLine: e.EndLine, Signature: e.Signature})
+	ce.bodies = append(ce.bodies, e.BodyHash)
+	return &ce.changes[len(ce.changes)-1]
+}
+
+// file relates one file change's old and new entities. Files in languages
+// without a grammar, or too large, give nothing: they stay tracked at file
+// level. A renamed file's entities change key, so each is recorded under
+// the new path as introduced (or modified, when its lines changed),
+// replacing the one under the old path, which is recorded as deleted. A
+// copy introduces its entities.
+func (ce *commitEntities) file(ctx context.Context, p *entity.Parser, fc *model.FileChange, old, new []byte) error {
+	if !entity.Supported(fc.Language) {
+		return nil
+	}
+	oldPath := fc.OldPath
+	if oldPath == "" {
+		oldPath = fc.Path
+	}
+	if fc.Status == model.Copied || fc.Status == model.Added {
+		old = nil
+	}
+	if fc.Status == model.Deleted {
+		new = nil
+	}
+	var olds, news []entity.Entity
+	var err error
+	if old != nil {
+		if olds, err = p.Entities(ctx, fc.Language, oldPath, fc.OldBlob, old); err != nil {
+			return skippable(err)
+		}
+	}
+	if new != nil {
+		if news, err = p.Entities(ctx, fc.Language, fc.Path, fc.NewBlob, new); err != nil {
+			return skippable(err)
+		}
+	}
+	first := len(ce.changes)
+	for _, ch := range entity.Diff(olds, news, fc.Hunks) {
+		path := fc.Path
+		if ch.Action == entity.Deletes {
+			path = oldPath
+		}
+		ce.add(ch.Entity, path, fc.Language, string(ch.Action))
+	}
+	if oldPath != fc.Path && fc.Status == model.Renamed {
+		ce.moved(olds, news, first, oldPath, fc)
+	}
+	return nil
+}
+
+// moved links the entities a file rename carried to their old keys: a
+// changed one replaces its old key; an untouched one is introduced under
+// the new path, replacing the old key; every old key is deleted.
+func (ce *commitEntities) moved(olds, news []entity.Entity, first int, oldPath string, fc *model.FileChange) {
+	byLocal := make(map[string]entity.Entity, len(olds))
+	for _, e := range olds {
+		byLocal[entity.LocalName(e.Qualified)] = e
+	}
+	changed := map[string]bool{}
+	for i := first; i < len(ce.changes); i++ {
+		c := &ce.changes[i]
+		if c.Action == model.EntityDeleted {
+			continue
+		}
+		changed[c.Qualified] = true
+		if _, ok := byLocal[c.Qualified]; ok {
+			c.Replaces = model.EntityKey(oldPath, c.Qualified)
+		}
+	}
+	for _, e := range news {
+		local := entity.LocalName(e.Qualified)
+		o, ok := byLocal[local]
+		if !ok {
+			continue
+		}
+		if !changed[local] {
+			ce.add(e, fc.Path, fc.Language, model.EntityIntroduced).Replaces = model.EntityKey(oldPath, local)
+		}
+		ce.add(o, oldPath, fc.Language, model.EntityDeleted)
+	}
+}
+
+// linkRenames pairs the entities the commit deleted with those it
+// introduced with the same body under another name or in another file: the
+// introduced one replaces the deleted one (which keeps its deletion).
+func (ce *commitEntities) linkRenames() {
+	var deleted, introduced []entity.PathEntity
+	var introIdx []int
+	for i, c := range ce.changes {
+		pe := entity.PathEntity{Path: c.Path, Entity: entity.Entity{Name: c.Name, Qualified: c.Qualified,
+			StartLine: c.StartLine, BodyHash: ce.bodies[i]}}
+		switch {
+		case c.Action == model.EntityDeleted && !ce.replaced(c.Key()):
+			deleted = append(deleted, pe)
+		case c.Action == model.EntityIntroduced && c.Replaces == "":
+			introduced = append(introduced, pe)
+			introIdx = append(introIdx, i)
+		}
+	}
+	if len(deleted) == 0 || len(introduced) == 0 {
+		return
+	}
+	for _, r := range entity.Renames(deleted, introduced) {
+		for k, pe := range introduced {
+			if pe.Path == r.ToPath && pe.Qualified == r.To.Qualified && pe.StartLine == r.To.StartLine {
+				ce.changes[introIdx[k]].Replaces = model.EntityKey(r.FromPath, r.From.Qualified)
+				break
+			}
+		}
+	}
+}
+
+// replaced reports whether some change already replaces key.
+func (ce *commitEntities) replaced(key string) bool {
+	for _, c := range ce.changes {
+		if c.Replaces == key {
+			return true
+		}
+	}
+	return false
+}
+
+// skippable turns the errors that mean "track this file as a whole" into
+// no error.
+func skippable(err error) error {
+	if errors.Is(err, entity.ErrTooLarge) || errors.Is(err, entity.ErrUnsupported) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,206 @@
+package indexer
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gitmemory/gitmemory/graph"
+	"github.com/gitmemory/gitmemory/model"
+)
+
+// Graph node id prefixes.
+const (
+	commitNode = "commit:"
+	fileNode   = "file:"
+	entityNode = "entity:"
+	issueNode  = "issue:"
+	authorNode = "author:"
+	noteNode   = "note:"
+)
+
+// CommitNode is the graph id of a commit.
+func CommitNode(hash string) string { return commitNode + hash }
+
+// FileNode is the graph id of a file path.
+func FileNode(path string) string { return fileNode + path }
+
+// EntityNode is the graph id of an entity key.
+func EntityNode(key string) string { return entityNode + key }
+
+// edgesOf returns the edges a commit contributes to the graph. Node types
+// follow from the id prefixes and node properties live in SQLite, so the
+// graph holds structure only: each edge is one quad.
+func edgesOf(u *model.Understood) []graph.Edge {
+	c := u.Commit
+	id := CommitNode(c.Hash)
+	es := make([]graph.Edge, 0, 2+len(c.Parents)+len(c.Changes)+2*len(u.Entities))
+	for _, p := range c.Parents {
+		es = append(es, graph.Edge{From: CommitNode(p), Type: "PARENT_OF", To: id})
+	}
+	if c.Author.Email != "" {
+		es = append(es, graph.Edge{From: id, Type: "AUTHORED_BY", To: authorNode + strings.ToLower(c.Author.Email)})
+	}
+	if !c.IsMerge {
+		for _, fc := range c.Changes {
+			es = append(es, fileEdges(id, fc)...)
+		}
+	}
+	for _, r := range c.IssueRefs {
+		es = append(es, graph.Edge{From: id, Type: string(r.Action), To: issueNode + r.Key})
+	}
+	for _, e := range u.Entities {
+		ent := EntityNode(e.Key())
+		es = append(es, graph.Edge{From: id, Type: strings.ToUpper(e.Action), To: ent})
+		if e.Action == model.EntityIntroduced {
+			es = append(es, graph.Edge{From: FileNode(e.Path), Type: "CONTAINS", To: ent})
+		}
+		if e.Replaces != "" {
+			es = append(es, graph.Edge{From: EntityNode(e.Replaces), Type: "REPLACED_BY", To: ent})
+		}
+	}
+	for i, n := range u.Notes {
+		note := fmt.Sprintf("%s%s:%d", noteNode, c.Hash, i)
+		es = append(es, graph.Edge{From: id, Type: "CONTAINS", To: note})
+		if n.Path != "" {
+			es = append(es, graph.Edge{From: note, Type: "REFERENCES", To: FileNode(n.Path)})
+		}
+	}
+	return es
+}
+
+// fileEdges are a file change's edges: what the commit did to the file,
+// and for a rename the old path REPLACED_BY the new one with the
+// similarity as confidence.
+func fileEdges(id string, fc model.FileChange) []graph.Edge {
+	f := FileNode(fc.Path)
+	switch fc.Status {
+	case model.Added, model.Copied:
+		return []graph.Edge{{From: id, Type: "INTRODUCES", To: f}}
+	case model.Deleted:
+		return []graph.Edge{{From: id, Type: "DELETES", To: f}}
+	case model.Renamed:
+		conf := float64(fc.Similarity) / 100
+		if conf <= 0 || conf > 1 {
+			conf = 1
+		}
+		return []graph.Edge{{From: id, Type: "INTRODUCES", To: f}, {From: id, Type: "DELETES", To: FileNode(fc.OldPath)},
+			{From: FileNode(fc.OldPath), Type: "REPLACED_BY", To: f, Confidence: conf}}
+	}
+	return []graph.Edge{{From: id, Type: "MODIFIES", To: f}}
+}
+
+// writeGraph writes the edges of a batch whose metadata is committed, then
+// marks the commits graphed. A crash in between leaves them unmarked, and
+// syncGraph writes them again (writes are idempotent).
+func (s *Syncer) writeGraph(ctx context.Context, batch []outcome) error {
+	var es []graph.Edge
+	var hashes []string
+	for _, o := range batch {
+		if o.err == nil {
+			es = append(es, edgesOf(o.commit)...)
+			hashes = append(hashes, o.item.Hash)
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	if err := s.opts.Graph.Write(ctx, nil, es); err != nil {
+		return err
+	}
+	return s.markGraphed(ctx, hashes)
+}
+
+func (s *Syncer) markGraphed(ctx context.Context, hashes []string) error {
+	return s.st.Tx(ctx, func(tx *sql.Tx) error {
+		for _, h := range hashes {
+			if _, err := tx.ExecContext(ctx, `UPDATE commits SET graphed = 1 WHERE hash = ?`, h); err != nil {
+				return fmt.Errorf("mark graphed: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// graphBatch bounds how many commits syncGraph handles per step.
+const graphBatch = 512
+
+// syncGraph brings the graph in line with SQLite for every commit whose
+// graphed flag is clear: written after a crash, rewritten (hidden), revived
+// (written and shown again). It runs before the sync state advances, so a
+// branch is never recorded as synced while its graph lags.
+func (s *Syncer) syncGraph(ctx context.Context) error {
+	if s.opts.Graph == nil {
+		return nil
+	}
+	for {
+		type row struct {
+			hash      string
+			rewritten bool
+		}
+		var rows []row
+		err := queryRows(ctx, s.st.DB, `SELECT hash, rewritten FROM commits WHERE graphed = 0 ORDER BY id LIMIT ?`,
+			[]any{graphBatch}, func(r *sql.Rows) error {
+				var x row
+				err := r.Scan(&x.hash, &x.rewritten)
+				rows = append(rows, x)
+				return err
+			})
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		var hide, show, hashes []string
+		var es []graph.Edge
+		for _, r := range rows {
+			hashes = append(hashes, r.hash)
+			if r.rewritten {
+				hide = append(hide, CommitNode(r.hash))
+				continue
+			}
+			u, _, err := s.st.GetUnderstood(ctx, r.hash)
+			if err != nil {
+				return fmt.Errorf("graph replay: %w", err)
+			}
+			show = append(show, CommitNode(r.hash))
+			es = append(es, edgesOf(u)...)
+		}
+		g := s.opts.Graph
+		if err := errors.Join(g.Write(ctx, nil, es), g.Unhide(ctx, show), g.Hide(ctx, hide)); err != nil {
+			return err
+		}
+		if err := s.markGraphed(ctx, hashes); err != nil {
+			return err
+		}
+	}
+}
+
+// queryRows runs a query and calls scan for each row.
+func queryRows(ctx context.Context, db *sql.DB, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// forgetGraph deletes pruned commits' nodes and edges from the graph,
+// before their rows go: if the process dies in between, the next prune
+// finds them again.
+func (s *Syncer) forgetGraph(ctx context.Context, hashes []string) error {
+	if s.opts.Graph == nil || len(hashes) == 0 {
+		return nil
+	}
+	ids := make([]string, len(hashes))
+	for i, h := range hashes {
+		ids[i] = CommitNode(h)
+	}
+	return s.opts.Graph.Delete(ctx, ids)
+}
