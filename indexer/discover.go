@@ -90,6 +90,9 @@ func splitRevived(ctx context.Context, tx *sql.Tx, hashes []string) (fresh []str
 		}
 		if k, _ := r.RowsAffected(); k > 0 {
 			revived++
+			if _, err := tx.ExecContext(ctx, `UPDATE relations_state SET stale = 1`); err != nil {
+				return nil, 0, err
+			}
 			continue
 		}
 		fresh = append(fresh, h)

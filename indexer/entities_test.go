@@ -30,19 +30,25 @@ var fixtureLangs = []fixtureLang{
 		func(n, b string) string { return "func " + n + "() int {\n\tx := 1\n\treturn x + " + b + "\n}\n" },
 		func(n string) string { return "p." + n }},
 	{"Python", "py", joinFns, func(n, b string) string { return "def " + n + "():\n    x = 1\n    return x + " + b + "\n" }, plain},
-	{"JavaScript", "js", joinFns, func(n, b string) string { return "function " + n + "() {\n  const x = 1;\n  return x + " + b + ";\n}\n" }, plain},
+	{"JavaScript", "js", joinFns, func(n, b string) string {
+		return "function " + n + "() {\n  const x = 1;\n  return x + " + b + ";\n}\n"
+	}, plain},
 	{"TypeScript", "ts", joinFns, func(n, b string) string {
 		return "function " + n + "(): number {\n  const x = 1;\n  return x + " + b + ";\n}\n"
 	}, plain},
 	{"Rust", "rs", joinFns, func(n, b string) string { return "fn " + n + "() -> i32 {\n    let x = 1;\n    x + " + b + "\n}\n" }, plain},
 	{"Java", "java", func(fns ...string) string { return "class K {\n" + strings.Join(fns, "\n") + "}\n" },
-		func(n, b string) string { return "  int " + n + "() {\n    int x = 1;\n    return x + " + b + ";\n  }\n" },
+		func(n, b string) string {
+			return "  int " + n + "() {\n    int x = 1;\n    return x + " + b + ";\n  }\n"
+		},
 		func(n string) string { return "K." + n }},
 	{"C", "c", joinFns, func(n, b string) string { return "int " + n + "(void) {\n  int x = 1;\n  return x + " + b + ";\n}\n" }, plain},
 	{"C++", "cpp", joinFns, func(n, b string) string { return "int " + n + "() {\n  int x = 1;\n  return x + " + b + ";\n}\n" }, plain},
 	{"Ruby", "rb", joinFns, func(n, b string) string { return "def " + n + "\n  x = 1\n  x + " + b + "\nend\n" }, plain},
 	{"C#", "cs", func(fns ...string) string { return "class K {\n" + strings.Join(fns, "\n") + "}\n" },
-		func(n, b string) string { return "  int " + n + "() {\n    int x = 1;\n    return x + " + b + ";\n  }\n" },
+		func(n, b string) string {
+			return "  int " + n + "() {\n    int x = 1;\n    return x + " + b + ";\n  }\n"
+		},
 		func(n string) string { return "K." + n }},
 	{"PHP", "php", func(fns ...string) string { return "<?php\n" + strings.Join(fns, "\n") },
 		func(n, b string) string { return "function " + n + "() {\n  $x = 1;\n  return $x + " + b + ";\n}\n" }, plain},
@@ -154,4 +160,3 @@ func entityHistory(t *testing.T, l fixtureLang, g *graph.Graph) {
 }
 
 func short(h string) string { return h[:8] }
-

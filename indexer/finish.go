@@ -37,6 +37,11 @@ func (s *Syncer) markRewritten(ctx context.Context, repo *extract.Repo, res *Res
 				return err
 			}
 		}
+		if len(orphans) > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE relations_state SET stale = 1`); err != nil {
+				return err
+			}
+		}
 		for _, h := range stale {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE commit_hash = ?`, h); err != nil {
 				return err
@@ -117,6 +122,9 @@ func (s *Syncer) prune(ctx context.Context, res *Result) error {
 			if err := store.DeleteCommit(ctx, tx, h); err != nil {
 				return err
 			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE relations_state SET stale = 1`); err != nil {
+			return err
 		}
 		return markPruned(ctx, tx, victims)
 	})

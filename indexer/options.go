@@ -12,6 +12,7 @@ import (
 
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/graph"
+	"github.com/gitmemory/gitmemory/understand"
 )
 
 // BranchMode selects which branches a sync tracks.
@@ -41,6 +42,9 @@ type Options struct {
 	// Graph, if set, receives each commit's edges after its metadata is
 	// committed (DESIGN.md decision 3). The caller opens and closes it.
 	Graph *graph.Graph
+	// CoEvolution sets the thresholds of CO_EVOLVES_WITH; zero fields take
+	// their defaults.
+	CoEvolution understand.CoEvolutionOptions
 	// Progress, if set, is called after each batch.
 	Progress func(Progress)
 	Now      func() time.Time

@@ -99,11 +99,19 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	if err := s.syncGraph(ctx); err != nil {
 		return nil, fmt.Errorf("graph: %w", err)
 	}
+	if err := s.relate(ctx); err != nil {
+		return nil, fmt.Errorf("relations: %w", err)
+	}
 	if err := s.advance(ctx, res, untracked); err != nil {
 		return nil, err
 	}
 	if err := s.prune(ctx, res); err != nil {
 		return nil, err
+	}
+	if res.Pruned > 0 { // pruned commits no longer count in co-evolution
+		if err := s.relate(ctx); err != nil {
+			return nil, fmt.Errorf("relations: %w", err)
+		}
 	}
 	return res, s.finish(ctx, res, start)
 }

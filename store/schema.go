@@ -206,6 +206,37 @@ CREATE TABLE entity_changes (
 ) WITHOUT ROWID;
 CREATE INDEX entity_changes_entity ON entity_changes(entity_id);
 
+-- couplings are the co-evolving pairs (graph node ids, a < b) and
+-- verified_by the tests of files and entities; the graph mirrors both.
+-- relations_state.last_commit is the highest commit id they account for;
+-- stale asks for a full recomputation (after a rewrite, or at first).
+CREATE TABLE couplings (
+	a          TEXT NOT NULL,
+	b          TEXT NOT NULL,
+	shared     INTEGER NOT NULL,
+	revs_a     INTEGER NOT NULL,
+	revs_b     INTEGER NOT NULL,
+	confidence REAL NOT NULL,
+	PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+CREATE INDEX couplings_b ON couplings(b);
+
+CREATE TABLE verified_by (
+	subject    TEXT NOT NULL,
+	test       TEXT NOT NULL,
+	basis      TEXT NOT NULL,
+	confidence REAL NOT NULL,
+	PRIMARY KEY (subject, test)
+) WITHOUT ROWID;
+CREATE INDEX verified_by_test ON verified_by(test);
+
+CREATE TABLE relations_state (
+	id          INTEGER PRIMARY KEY CHECK (id = 1),
+	last_commit INTEGER NOT NULL DEFAULT 0,
+	stale       INTEGER NOT NULL DEFAULT 1
+);
+INSERT INTO relations_state(id) VALUES (1);
+
 CREATE TABLE llm_summaries (
 	hash    TEXT NOT NULL,
 	model   TEXT NOT NULL,

@@ -252,8 +252,19 @@ func (c *CoEvolution) collect(keep func(a, b uint32) bool) []Coupling {
 // coupling builds the pair's Coupling and reports whether it passes the
 // thresholds.
 func (c *CoEvolution) coupling(a, b uint32, shared int) (Coupling, bool) {
-	ra, rb := int(c.revs[a]), int(c.revs[b])
-	o := c.opts
+	cp, ok := c.opts.Couple(c.names[a], c.names[b], shared, int(c.revs[a]), int(c.revs[b]))
+	if ok {
+		cp.Support = float64(shared) / float64(c.commits)
+	}
+	return cp, ok
+}
+
+// Couple builds the Coupling of items a and b from their counts, without
+// Support (which needs the commit total), and reports whether it passes the
+// thresholds. It is what CoEvolution computes, for callers that count
+// elsewhere (in SQL, for the few items a new commit touched).
+func (o CoEvolutionOptions) Couple(a, b string, shared, ra, rb int) (Coupling, bool) {
+	o = o.withDefaults()
 	if ra < o.MinRevisions || rb < o.MinRevisions || shared < o.MinShared {
 		return Coupling{}, false
 	}
@@ -261,8 +272,7 @@ func (c *CoEvolution) coupling(a, b uint32, shared int) (Coupling, bool) {
 	if conf < o.MinConfidence {
 		return Coupling{}, false
 	}
-	cp := Coupling{A: c.names[a], B: c.names[b], Shared: shared, RevsA: ra, RevsB: rb,
-		Support: float64(shared) / float64(c.commits), Confidence: conf,
+	cp := Coupling{A: a, B: b, Shared: shared, RevsA: ra, RevsB: rb, Confidence: conf,
 		ConfidenceAB: float64(shared) / float64(ra), ConfidenceBA: float64(shared) / float64(rb)}
 	if cp.A > cp.B {
 		cp.A, cp.B = cp.B, cp.A
@@ -309,3 +319,6 @@ func ceKey(a, b uint32) uint64 {
 	}
 	return uint64(a)<<32 | uint64(b)
 }
+
+// Resolved returns the options with every default applied.
+func (o CoEvolutionOptions) Resolved() CoEvolutionOptions { return o.withDefaults() }
