@@ -175,27 +175,46 @@ func (g *Graph) Node(ctx context.Context, id string) (Node, bool, error) {
 	return n, n.Type != "", nil
 }
 
-// Counts returns the number of stored nodes (with a type) and edges,
-// hidden ones included. It scans every quad: use it for statistics, not on
-// a hot path.
+// Counts returns the number of nodes and edges, hidden ones included. A
+// node is anything an edge or a type names. It scans every quad: use it
+// for statistics and tests, not on a hot path (Size is the fast estimate).
 func (g *Graph) Counts(ctx context.Context) (nodes, edges int, err error) {
 	qs, err := g.store()
 	if err != nil {
 		return 0, 0, err
 	}
 	typ := refOf(qs, predType)
+	seen := map[any]bool{}
 	it := qs.QuadsAllIterator()
 	defer it.Close()
 	for it.Next(ctx) {
 		r := it.Result()
-		if !isNil(qs.QuadDirection(r, quad.Label)) {
+		sub := qs.QuadDirection(r, quad.Subject)
+		switch {
+		case !isNil(qs.QuadDirection(r, quad.Label)):
 			edges++
-		} else if typ != nil && qs.QuadDirection(r, quad.Predicate) == typ {
-			nodes++
+			seen[cgraph.ToKey(sub)] = true
+			seen[cgraph.ToKey(qs.QuadDirection(r, quad.Object))] = true
+		case typ != nil && qs.QuadDirection(r, quad.Predicate) == typ:
+			seen[cgraph.ToKey(sub)] = true
 		}
 	}
 	if err := it.Err(); err != nil {
 		return 0, 0, fmt.Errorf("count quads: %w", err)
 	}
-	return nodes, edges, ctx.Err()
+	return len(seen), edges, ctx.Err()
+}
+
+// Size is the store's own quick estimate of its quads and distinct values
+// (node ids, edge types and confidences), without a scan.
+func (g *Graph) Size(ctx context.Context) (quads, values int64, err error) {
+	qs, err := g.store()
+	if err != nil {
+		return 0, 0, err
+	}
+	st, err := qs.Stats(ctx, false)
+	if err != nil {
+		return 0, 0, fmt.Errorf("graph size: %w", err)
+	}
+	return st.Quads.Size, st.Nodes.Size, nil
 }

@@ -2,9 +2,11 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/gitmemory/gitmemory/extract"
+	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/queue"
 	"github.com/gitmemory/gitmemory/store"
 )
@@ -27,7 +29,21 @@ type Status struct {
 	// Classes counts live commits by primary change type.
 	Classes     map[string]int `json:"classes,omitempty"`
 	DesignNotes int            `json:"design_notes"`
-	Errors      []string       `json:"errors,omitempty"`
+	// Entities are the functions, methods and types seen; EntityChanges
+	// what commits did to them; CoEvolving and TestLinks the pairs that
+	// change together and the VERIFIED_BY links.
+	Entities      int `json:"entities"`
+	EntityChanges int `json:"entity_changes"`
+	CoEvolving    int `json:"co_evolving_pairs"`
+	TestLinks     int `json:"test_links"`
+	// GraphQuads and GraphValues are the knowledge graph's size as its
+	// store estimates it: quads are edges (and hidden marks), values the
+	// distinct node ids, edge types and confidences. GraphNote says why
+	// they are missing (a sync holds the embedded graph).
+	GraphQuads  int64    `json:"graph_quads"`
+	GraphValues int64    `json:"graph_values"`
+	GraphNote   string   `json:"graph_note,omitempty"`
+	Errors      []string `json:"errors,omitempty"`
 	// Verify results, set only when asked: reachable commits of the tracked
 	// branches, and how many of them are not indexed.
 	Reachable  int  `json:"reachable,omitempty"`
@@ -69,6 +85,7 @@ func (h *Home) Status(ctx context.Context, name string, verify bool) (*Status, e
 		if err := s.understood(ctx, st); err != nil {
 			return err
 		}
+		s.graphCounts(ctx, h.graphAddr(name, repo))
 		q := queue.New(st.DB)
 		counts, err := q.Counts(ctx)
 		if err != nil {
@@ -130,8 +147,32 @@ func (s *Status) verify(ctx context.Context, st *store.Store) error {
 	return nil
 }
 
+// graphWait bounds how long status waits for the embedded graph, which a
+// running sync holds.
+const graphWait = 300 * time.Millisecond
+
+func (s *Status) graphCounts(ctx context.Context, addr string) {
+	ctx, cancel := context.WithTimeout(ctx, graphWait)
+	defer cancel()
+	g, err := graph.Open(ctx, addr)
+	if errors.Is(err, graph.ErrLocked) {
+		s.GraphNote = "a sync holds the graph; counts unavailable"
+		return
+	}
+	if err == nil {
+		s.GraphQuads, s.GraphValues, err = g.Size(ctx)
+		err = errors.Join(err, g.Close())
+	}
+	if err != nil {
+		s.GraphNote = err.Error()
+	}
+}
+
 func (s *Status) understood(ctx context.Context, st *store.Store) error {
-	if err := st.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM design_notes`).Scan(&s.DesignNotes); err != nil {
+	err := st.DB.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM design_notes), (SELECT COUNT(*) FROM entities),
+		(SELECT COUNT(*) FROM entity_changes), (SELECT COUNT(*) FROM couplings), (SELECT COUNT(*) FROM verified_by)`).Scan(
+		&s.DesignNotes, &s.Entities, &s.EntityChanges, &s.CoEvolving, &s.TestLinks)
+	if err != nil {
 		return err
 	}
 	rows, err := st.DB.QueryContext(ctx, `SELECT classification, COUNT(*) FROM commits

@@ -96,6 +96,13 @@ func printStatus(w io.Writer, s *memory.Status) {
 	if len(s.Classes) > 0 {
 		fmt.Fprintf(w, "  changes:     %s\n", describeClasses(s.Classes))
 		fmt.Fprintf(w, "  rationale:   %d design notes\n", s.DesignNotes)
+		fmt.Fprintf(w, "  entities:    %d functions, methods and types; %d changes to them\n", s.Entities, s.EntityChanges)
+		fmt.Fprintf(w, "  relations:   %d co-evolving pairs, %d test links\n", s.CoEvolving, s.TestLinks)
+	}
+	if s.GraphNote != "" {
+		fmt.Fprintf(w, "  graph:       %s\n", s.GraphNote)
+	} else {
+		fmt.Fprintf(w, "  graph:       %d edges over %d values\n", s.GraphQuads, s.GraphValues)
 	}
 	if s.Shallow {
 		fmt.Fprintln(w, "  note:        shallow clone: history before the clone's depth is not available")

@@ -1,0 +1,133 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agnivade/levenshtein"
+
+	"github.com/gitmemory/gitmemory/store"
+)
+
+// ErrUnknownEntity: no entity matches the name asked for.
+var ErrUnknownEntity = errors.New("unknown entity")
+
+// Related is a file or entity linked to another, with the link's strength.
+type Related struct {
+	ID         string  `json:"id"` // graph node id: "entity:<path>#<qualified>" or "file:<path>"
+	Confidence float64 `json:"confidence"`
+	Basis      string  `json:"basis,omitempty"` // for tests: "name", "co-change"
+	Shared     int     `json:"shared,omitempty"`
+}
+
+// EntityReport is an entity's history and relations.
+type EntityReport struct {
+	Entity store.Entity `json:"entity"`
+	// Others are further entities the name matches, best first.
+	Others     []store.Entity      `json:"other_matches,omitempty"`
+	Introduced *store.EntityEvent  `json:"introduced,omitempty"`
+	Deleted    bool                `json:"deleted"`
+	History    []store.EntityEvent `json:"history"`
+	// Renames lists the renames and moves, newest first, as "old → new".
+	Renames    []string  `json:"renames,omitempty"`
+	Tests      []Related `json:"tests,omitempty"`
+	CoEvolving []Related `json:"co_evolving,omitempty"`
+}
+
+// EntityOptions narrow an entity lookup.
+type EntityOptions struct {
+	Kind  string // function, method, class, ...; "" for any
+	Limit int    // related items of each kind (default 10)
+}
+
+// Entity reports the history of the entity a name means: its qualified name
+// ("Options.Apply"), plain name ("Apply") or key ("path#qualified"). When
+// several match, the best (exact key, then qualified, then the most
+// recently changed) is reported and the others are listed.
+func (h *Home) Entity(ctx context.Context, repo, name string, opts EntityOptions) (*EntityReport, error) {
+	if opts.Limit <= 0 {
+		opts.Limit = 10
+	}
+	var r *EntityReport
+	err := h.read(ctx, repo, func(st *store.Store) error {
+		found, err := st.FindEntities(ctx, name, opts.Kind, 1+opts.Limit)
+		if err != nil {
+			return err
+		}
+		if len(found) == 0 {
+			return unknownEntity(ctx, st, name)
+		}
+		r = &EntityReport{Entity: found[0], Others: found[1:]}
+		if r.History, err = st.EntityHistory(ctx, found[0].Key); err != nil {
+			return err
+		}
+		r.summarise()
+		node := "entity:" + found[0].Key
+		if r.Tests, err = related(ctx, st.DB, `SELECT test, confidence, basis, 0 FROM verified_by
+			WHERE subject IN (?1, ?2) ORDER BY confidence DESC, test LIMIT ?3`, node, "file:"+found[0].Path, opts.Limit); err != nil {
+			return err
+		}
+		r.CoEvolving, err = related(ctx, st.DB, `SELECT CASE WHEN a = ?1 THEN b ELSE a END, confidence, '', shared
+			FROM couplings WHERE a = ?1 OR b = ?1 ORDER BY confidence DESC, shared DESC LIMIT ?3`, node, "", opts.Limit)
+		return err
+	})
+	return r, err
+}
+
+// summarise derives the introduction, deletion and renames from the history.
+func (r *EntityReport) summarise() {
+	if len(r.History) == 0 {
+		return
+	}
+	r.Deleted = r.History[0].Action == "deletes"
+	if last := r.History[len(r.History)-1]; last.Action == "introduces" {
+		r.Introduced = &last
+	}
+	for _, e := range r.History {
+		if e.Replaces != "" {
+			r.Renames = append(r.Renames, e.Replaces+" → "+e.Entity)
+		}
+	}
+}
+
+func related(ctx context.Context, db *sql.DB, query string, a, b string, limit int) ([]Related, error) {
+	rows, err := db.QueryContext(ctx, query, a, b, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Related
+	for rows.Next() {
+		var x Related
+		if err := rows.Scan(&x.ID, &x.Confidence, &x.Basis, &x.Shared); err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}
+
+// unknownEntity explains a miss with the closest entity name.
+func unknownEntity(ctx context.Context, st *store.Store, name string) error {
+	names, err := st.EntityNames(ctx)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("%w %q: no entities are indexed (files in supported languages appear after a sync)", ErrUnknownEntity, name)
+	}
+	want := strings.ToLower(name)
+	if i := strings.LastIndexAny(want, ".:#"); i >= 0 {
+		want = want[i+1:]
+	}
+	best, bestD := "", 1<<30
+	for _, n := range names {
+		if d := levenshtein.ComputeDistance(want, strings.ToLower(n)); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return fmt.Errorf("%w %q: the closest indexed name is %q", ErrUnknownEntity, name, best)
+}
