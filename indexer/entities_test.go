@@ -160,3 +160,60 @@ func entityHistory(t *testing.T, l fixtureLang, g *graph.Graph) {
 }
 
 func short(h string) string { return h[:8] }
+
+// TestRewrittenLeaveEntityAnswers: after a reset drops the last commits,
+// they leave the entity's history and the graph hides them; a sync that
+// brings them back restores both.
+func TestRewrittenLeaveEntityAnswers(t *testing.T) {
+	l := fixtureLangs[0]
+	repo := gittest.New(t)
+	repo.Write("a.go", l.file(l.fn("alpha", "1")))
+	c1 := repo.Commit("add alpha")
+	repo.Write("a.go", l.file(l.fn("alpha", "2")))
+	c2 := repo.Commit("change alpha")
+	g := openGraph(t)
+	st := openStore(t)
+	sync(t, repo.Dir, st, Options{Graph: g})
+	ctx := context.Background()
+	commits := func() []string {
+		h, err := st.EntityHistory(ctx, "a.go#p.alpha")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range h {
+			out = append(out, e.Commit)
+		}
+		return out
+	}
+	modifiedBy := func() []string {
+		es, err := g.Edges(ctx, EntityNode("a.go#p.alpha"), graph.In, "MODIFIES")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range es {
+			out = append(out, e.From)
+		}
+		return out
+	}
+	if got := commits(); !slices.Equal(got, []string{c2, c1}) {
+		t.Fatalf("history before reset: %v", got)
+	}
+	repo.Git("reset", "-q", "--hard", c1)
+	sync(t, repo.Dir, st, Options{Graph: g})
+	if got := commits(); !slices.Equal(got, []string{c1}) {
+		t.Errorf("history after reset: %v, want only %s", got, c1)
+	}
+	if got := modifiedBy(); len(got) != 0 {
+		t.Errorf("graph still shows MODIFIES from %v", got)
+	}
+	repo.Git("reset", "-q", "--hard", c2)
+	sync(t, repo.Dir, st, Options{Graph: g})
+	if got := commits(); !slices.Equal(got, []string{c2, c1}) {
+		t.Errorf("history after revival: %v", got)
+	}
+	if got := modifiedBy(); !slices.Equal(got, []string{CommitNode(c2)}) {
+		t.Errorf("graph MODIFIES after revival: %v", got)
+	}
+}
