@@ -7,11 +7,14 @@
 package indexer
 
 import (
+	"context"
 	"runtime"
 	"time"
 
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/graph"
+	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/understand/llm"
 	"github.com/gitmemory/gitmemory/understand"
 )
 
@@ -42,6 +45,10 @@ type Options struct {
 	// Graph, if set, receives each commit's edges after its metadata is
 	// committed (DESIGN.md decision 3). The caller opens and closes it.
 	Graph *graph.Graph
+	// Summarizer, if set, replaces the extractive summaries of each batch
+	// with an LLM's, after redaction. Its failures never fail the sync:
+	// commits it cannot summarise keep the extractive summary.
+	Summarizer Summarizer
 	// CoEvolution sets the thresholds of CO_EVOLVES_WITH; zero fields take
 	// their defaults.
 	CoEvolution understand.CoEvolutionOptions
@@ -66,6 +73,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Summarizer summarises commits with an LLM; see understand/llm.
+type Summarizer interface {
+	Apply(ctx context.Context, commits []*model.Understood) llm.Stats
+}
+
 // Progress reports how far the processing of the queue has got.
 type Progress struct {
 	Done, Total int
@@ -84,6 +96,12 @@ type Result struct {
 	Redactions int            `json:"redactions"`
 	// RedactedCommits counts commits in which a secret was redacted.
 	RedactedCommits int `json:"redacted_commits"`
+	// LLMSummaries and LLMFailed count the commits an LLM summarised (or
+	// found in its cache) and those it could not, which keep the
+	// extractive summary; LLMError is the first failure.
+	LLMSummaries int    `json:"llm_summaries,omitempty"`
+	LLMFailed    int    `json:"llm_failed,omitempty"`
+	LLMError     string `json:"llm_error,omitempty"`
 	// Shallow is set for a shallow clone; Missing lists the parents that
 	// the clone cut off, so history before them is not indexed.
 	Shallow  bool          `json:"shallow"`

@@ -69,6 +69,7 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 			defer close(batches)
 			for lo := 0; lo < len(items); lo += s.opts.BatchSize {
 				b := s.extractBatch(gctx, repo, items[lo:min(lo+s.opts.BatchSize, len(items))])
+				s.summarize(gctx, b, res)
 				select {
 				case batches <- b:
 				case <-gctx.Done():
@@ -286,4 +287,27 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 		}
 	}
 	return nil
+}
+
+// summarize asks the optional LLM summariser for the batch's summaries. It
+// runs on redacted commits, and whatever fails keeps its extractive summary.
+func (s *Syncer) summarize(ctx context.Context, batch []outcome, res *Result) {
+	if s.opts.Summarizer == nil {
+		return
+	}
+	var cs []*model.Understood
+	for _, o := range batch {
+		if o.err == nil && !o.commit.IsMerge {
+			cs = append(cs, o.commit)
+		}
+	}
+	if len(cs) == 0 {
+		return
+	}
+	st := s.opts.Summarizer.Apply(ctx, cs)
+	res.LLMSummaries += st.Cached + st.Generated
+	res.LLMFailed += st.Failed
+	if st.Err != nil && res.LLMError == "" {
+		res.LLMError = st.Err.Error()
+	}
 }

@@ -2,12 +2,13 @@ package memory
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/gitmemory/gitmemory/graph"
-
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/store"
+	"github.com/gitmemory/gitmemory/understand/llm"
 )
 
 // SyncOptions configure one sync. A non-empty Policy is saved as the
@@ -17,6 +18,8 @@ type SyncOptions struct {
 	Progress func(indexer.Progress)
 	// Tune overrides indexer options (workers, batch size) for this run.
 	Tune func(*indexer.Options)
+	// LLM, if set, summarises commits with an LLM (cached in the store).
+	LLM *llm.Config
 }
 
 // Sync brings a repository's index up to date with its tracked branches.
@@ -53,6 +56,13 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 		defer g.Close()
 		io := indexer.Options{Mode: repo.BranchMode, Branches: repo.Branches, KeepDays: repo.KeepDays,
 			KeepCommits: repo.KeepCommits, Progress: opts.Progress, Graph: g}
+		if opts.LLM != nil {
+			sum, err := llm.New(*opts.LLM, llm.NewSQLCache(st.DB), slog.Default())
+			if err != nil {
+				return err
+			}
+			io.Summarizer = sum
+		}
 		if opts.Tune != nil {
 			opts.Tune(&io)
 		}

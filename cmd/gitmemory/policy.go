@@ -14,6 +14,7 @@ type policyFlags struct {
 	keepDays         int
 	keepCommits      int
 	keepAll          bool
+	graph            string
 }
 
 func (p *policyFlags) register(c *cobra.Command) {
@@ -24,6 +25,9 @@ func (p *policyFlags) register(c *cobra.Command) {
 	f.IntVar(&p.keepDays, "keep-days", 0, "retention: keep only commits of the last N days (hard delete older)")
 	f.IntVar(&p.keepCommits, "keep-commits", 0, "retention: keep only the newest N commits (hard delete older)")
 	f.BoolVar(&p.keepAll, "keep-all", false, "retention: keep all history (the default)")
+	f.StringVar(&p.graph, "graph", "", `where the knowledge graph lives: a postgres:// DSN (one database per
+repository), or "embedded" for the bolt store in the data directory (the default);
+changing it rebuilds the graph from the metadata store`)
 	c.MarkFlagsMutuallyExclusive("all-branches", "default-branch", "branch")
 	c.MarkFlagsMutuallyExclusive("keep-all", "keep-days")
 	c.MarkFlagsMutuallyExclusive("keep-all", "keep-commits")
@@ -46,6 +50,13 @@ func (p *policyFlags) policy(c *cobra.Command) memory.Policy {
 	}
 	if c.Flags().Changed("keep-commits") {
 		pol.KeepCommits = &p.keepCommits
+	}
+	if c.Flags().Changed("graph") {
+		g := p.graph
+		if g == "embedded" {
+			g = ""
+		}
+		pol.Graph = &g
 	}
 	if p.keepAll {
 		zero := 0

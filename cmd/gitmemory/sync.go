@@ -12,12 +12,14 @@ import (
 
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/memory"
+	"github.com/gitmemory/gitmemory/understand/llm"
 )
 
 func (a *app) syncCmd() *cobra.Command {
 	var jsonOut, quiet bool
 	var workers int
 	var pf policyFlags
+	var lf llmFlags
 	c := &cobra.Command{
 		Use:   "sync [NAME|PATH]",
 		Short: "Index new commits of a repository",
@@ -46,10 +48,14 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 			if err != nil {
 				return err
 			}
+			llmCfg, err := lf.config()
+			if err != nil {
+				return err
+			}
 			var failed error
 			var results []syncReport
 			for _, name := range names {
-				rep, err := a.syncOne(c.Context(), h, name, pf.policy(c), workers, quiet || jsonOut)
+				rep, err := a.syncOne(c.Context(), h, name, pf.policy(c), workers, quiet || jsonOut, llmCfg)
 				if err != nil {
 					if len(names) == 1 {
 						return err
@@ -75,7 +81,44 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	c.Flags().IntVar(&workers, "workers", 0, "extraction workers (default: number of CPUs)")
 	pf.register(c)
+	lf.register(c)
 	return c
+}
+
+// llmFlags configure the optional LLM summariser.
+type llmFlags struct {
+	provider, url, model string
+	timeout              time.Duration
+	batch, concurrency   int
+}
+
+func (l *llmFlags) register(c *cobra.Command) {
+	f := c.Flags()
+	f.StringVar(&l.provider, "llm", "", `summarise commits with an LLM: "ollama" or "openai" (any OpenAI-compatible
+server; the key comes from OPENAI_API_KEY). Without it, summaries are
+extractive and deterministic. A failing LLM never fails the sync`)
+	f.StringVar(&l.url, "llm-url", "", "the LLM server's base URL (default http://127.0.0.1:11434 for ollama, https://api.openai.com/v1 for openai)")
+	f.StringVar(&l.model, "llm-model", "", "the model to ask (required with --llm)")
+	f.DurationVar(&l.timeout, "llm-timeout", llm.DefaultTimeout, "timeout of one LLM request")
+	f.IntVar(&l.batch, "llm-batch", llm.DefaultBatchSize, "commits per LLM request")
+	f.IntVar(&l.concurrency, "llm-concurrency", llm.DefaultMaxConcurrency, "LLM requests in flight")
+}
+
+// config returns the summariser's configuration, nil without --llm.
+func (l *llmFlags) config() (*llm.Config, error) {
+	if l.provider == "" {
+		return nil, nil
+	}
+	p, err := llm.ParseProvider(l.provider)
+	if err != nil {
+		return nil, err
+	}
+	cfg := llm.Config{Provider: p, BaseURL: l.url, Model: l.model, Timeout: l.timeout, BatchSize: l.batch,
+		MaxConcurrency: l.concurrency, APIKey: os.Getenv("OPENAI_API_KEY")}.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("--llm: %w", err)
+	}
+	return &cfg, nil
 }
 
 // syncTargets resolves the command's argument to repository names,
@@ -130,12 +173,14 @@ type syncReport struct {
 	*indexer.Result
 }
 
-func (a *app) syncOne(ctx context.Context, h *memory.Home, name string, pol memory.Policy, workers int, quiet bool) (syncReport, error) {
+func (a *app) syncOne(ctx context.Context, h *memory.Home, name string, pol memory.Policy, workers int, quiet bool,
+	llmCfg *llm.Config) (syncReport, error) {
 	bar := newProgressBar(a.stderr, name, quiet)
 	res, err := h.Sync(ctx, name, memory.SyncOptions{
 		Policy:   pol,
 		Progress: bar.update,
 		Tune:     func(o *indexer.Options) { o.Workers = workers },
+		LLM:      llmCfg,
 	})
 	bar.finish()
 	if errors.Is(err, context.Canceled) {
@@ -165,6 +210,9 @@ func summary(r syncReport) string {
 	fmt.Fprintf(&b, ", %s", strings.Join(names, " "))
 	if res.Failed > 0 {
 		fmt.Fprintf(&b, ", %d FAILED (gitmemory status %s)", res.Failed, r.Name)
+	}
+	if res.LLMFailed > 0 {
+		fmt.Fprintf(&b, ", %d LLM summaries failed (kept extractive: %s)", res.LLMFailed, res.LLMError)
 	}
 	if res.Rewritten > 0 {
 		fmt.Fprintf(&b, ", %d rewritten (history was force-pushed or reset)", res.Rewritten)
