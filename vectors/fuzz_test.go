@@ -1,0 +1,61 @@
+package vectors
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Any bytes after the magic either replay or fail with an error: no
+// panic, no allocation beyond the input's size.
+func FuzzScanLog(f *testing.F) {
+	var enc encoder
+	enc.put(CommitID(sha(1)), map[string]string{MetaKind: KindCommit, MetaCommit: sha(1)}, []float32{0.6, 0.8})
+	enc.delCommit(sha(2))
+	f.Add(enc.frame())
+	f.Add([]byte{})
+	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1})
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "log")
+		if err := os.WriteFile(path, append([]byte(logMagic), data...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		valid, size, err := replayLog(path, func(r *record) error {
+			if r.op == opPut && len(r.vec) > len(data) {
+				t.Fatalf("vector of %d dims from %d bytes", len(r.vec), len(data))
+			}
+			return nil
+		})
+		if err == nil && (valid > size || valid < int64(len(logMagic))) {
+			t.Fatalf("valid %d of %d", valid, size)
+		}
+		fh, oerr := os.OpenFile(path, os.O_RDWR, 0)
+		if oerr != nil {
+			t.Fatal(oerr)
+		}
+		defer fh.Close()
+		if v2, err2 := validPrefix(fh); (err2 == nil) != (err == nil) || err == nil && v2 != valid {
+			t.Fatalf("validPrefix %d, %v; replay %d, %v", v2, err2, valid, err)
+		}
+	})
+}
+
+// Any text embeds to a unit vector of the configured size.
+func FuzzLocalEmbed(f *testing.F) {
+	for _, s := range append(append([]string{}, devDocs...), "HTTPServer_v2", "ошибкаПарсера", "\xff\xfe", "___", "a1b2c3d4e5f6") {
+		f.Add(s)
+	}
+	e := NewLocal(64)
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := e.Embed(context.Background(), []string{s})
+		if err != nil {
+			return // blank
+		}
+		if len(v[0]) != 64 || math.Abs(norm(v[0])-1) > 1e-4 {
+			t.Fatalf("%q: %d dims, norm %v", s, len(v[0]), norm(v[0]))
+		}
+	})
+}

@@ -1,0 +1,59 @@
+package vectors
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	chromem "github.com/philippgille/chromem-go"
+)
+
+// memIndex is a loaded collection and what the index keeps beside it.
+type memIndex struct {
+	// mu is held for reading by queries and for writing while a write
+	// changes the fields below, so that a query sees each write whole.
+	mu  sync.RWMutex
+	col *chromem.Collection
+	// byCommit lists each commit's document IDs, so that replacing or
+	// deleting a commit does not scan the collection.
+	byCommit map[string][]string
+	// rewritten holds the IDs of documents marked rewritten. While it is
+	// empty, queries leave that condition out of chromem-go's where
+	// filter, which costs as much as the similarity itself at 50k docs.
+	rewritten map[string]bool
+}
+
+func newMemIndex(col *chromem.Collection) *memIndex {
+	return &memIndex{col: col, byCommit: map[string][]string{}, rewritten: map[string]bool{}}
+}
+
+// add stores a commit's documents; the caller holds mu and has dropped
+// the commit's old documents.
+func (m *memIndex) add(ctx context.Context, commit string, docs []chromem.Document) error {
+	for _, d := range docs {
+		if err := m.col.AddDocument(ctx, d); err != nil {
+			return fmt.Errorf("add vector %s: %w", d.ID, err)
+		}
+		m.byCommit[commit] = append(m.byCommit[commit], d.ID)
+		if d.Metadata[MetaRewritten] == "true" {
+			m.rewritten[d.ID] = true
+		}
+	}
+	return nil
+}
+
+// drop removes a commit's documents; the caller holds mu.
+func (m *memIndex) drop(ctx context.Context, commit string) error {
+	ids := m.byCommit[commit]
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := m.col.Delete(ctx, nil, nil, ids...); err != nil {
+		return fmt.Errorf("delete vectors of %s: %w", commit, err)
+	}
+	for _, id := range ids {
+		delete(m.rewritten, id)
+	}
+	delete(m.byCommit, commit)
+	return nil
+}
