@@ -244,4 +244,105 @@ CREATE TABLE llm_summaries (
 	PRIMARY KEY (hash, model)
 ) WITHOUT ROWID;
 `,
+	// 5: the lookup fast path (retrieve/lookup.go). commits.severity is seed
+	// 000's canonical severity, 0 unknown, 1 low, 2 medium, 3 high, 4
+	// critical, from the classification, security labels (confidence ≥
+	// 0.2), CVE references and redactions (retrieve.SeverityOf documents the
+	// mapping; commit_severity is its SQL form). lookup_keys holds a row per
+	// commit and key: "=" and a path the commit changed (new or old), "/" and
+	// a directory above one, "!" and an issue key it references. Its order
+	// is the lookup's (live, severity, event time), so a lookup reads the
+	// few newest rows of the highest severity per key, however busy the
+	// path. Triggers keep both current in the writer's transaction;
+	// path_positions numbers characters for splitting paths, since triggers
+	// cannot use recursive CTEs.
+	`
+ALTER TABLE commits ADD COLUMN severity INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE lookup_keys (
+	key       TEXT NOT NULL,
+	live      INTEGER NOT NULL,
+	severity  INTEGER NOT NULL,
+	time      INTEGER NOT NULL,
+	commit_id INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
+	PRIMARY KEY (key, live, severity, time, commit_id)
+) WITHOUT ROWID;
+CREATE INDEX lookup_keys_commit ON lookup_keys(commit_id, key);
+
+CREATE TABLE path_positions (n INTEGER PRIMARY KEY);
+INSERT INTO path_positions WITH RECURSIVE p(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM p WHERE n < 4096) SELECT n FROM p;
+
+CREATE VIEW commit_severity AS SELECT c.id AS id, CASE
+	WHEN (c.classification = 'security' OR CASE WHEN c.labels LIKE '%"security"%' AND json_valid(c.labels) THEN EXISTS
+			(SELECT 1 FROM json_each(c.labels) j WHERE j.value ->> 'type' = 'security' AND j.value ->> 'confidence' >= 0.2) END)
+		AND EXISTS (SELECT 1 FROM issue_refs r WHERE r.commit_id = c.id AND r.kind = 'cve') THEN 4
+	WHEN c.classification = 'security' OR c.redactions > 0 THEN 3
+	WHEN c.classification IN ('bugfix', 'revert', 'performance') OR CASE WHEN c.labels LIKE '%"security"%' AND json_valid(c.labels)
+		THEN EXISTS (SELECT 1 FROM json_each(c.labels) j WHERE j.value ->> 'type' = 'security' AND j.value ->> 'confidence' >= 0.2) END THEN 2
+	WHEN c.classification != '' THEN 1
+	ELSE 0 END AS severity
+FROM commits c;
+
+UPDATE commits SET severity = (SELECT v.severity FROM commit_severity v WHERE v.id = commits.id);
+INSERT OR IGNORE INTO lookup_keys SELECT '=' || f.path, c.rewritten = 0, c.severity, c.committer_time, c.id
+	FROM file_changes f JOIN commits c ON c.id = f.commit_id;
+INSERT OR IGNORE INTO lookup_keys SELECT '=' || f.old_path, c.rewritten = 0, c.severity, c.committer_time, c.id
+	FROM file_changes f JOIN commits c ON c.id = f.commit_id WHERE f.old_path != '';
+INSERT OR IGNORE INTO lookup_keys SELECT '/' || substr(f.path, 1, p.n - 1), c.rewritten = 0, c.severity, c.committer_time, c.id
+	FROM file_changes f JOIN commits c ON c.id = f.commit_id JOIN path_positions p ON p.n < length(f.path)
+	WHERE substr(f.path, p.n, 1) = '/';
+INSERT OR IGNORE INTO lookup_keys SELECT '/' || substr(f.old_path, 1, p.n - 1), c.rewritten = 0, c.severity, c.committer_time, c.id
+	FROM file_changes f JOIN commits c ON c.id = f.commit_id JOIN path_positions p ON p.n < length(f.old_path)
+	WHERE substr(f.old_path, p.n, 1) = '/';
+INSERT OR IGNORE INTO lookup_keys SELECT '!' || r.key, c.rewritten = 0, c.severity, c.committer_time, c.id
+	FROM issue_refs r JOIN commits c ON c.id = r.commit_id;
+
+CREATE TRIGGER commits_severity AFTER INSERT ON commits BEGIN
+	UPDATE commits SET severity = (SELECT v.severity FROM commit_severity v WHERE v.id = new.id) WHERE id = new.id;
+END;
+
+CREATE TRIGGER commits_reclassified AFTER UPDATE OF classification, labels, redactions ON commits BEGIN
+	UPDATE commits SET severity = (SELECT v.severity FROM commit_severity v WHERE v.id = new.id) WHERE id = new.id;
+	UPDATE lookup_keys SET severity = (SELECT severity FROM commits WHERE id = new.id) WHERE commit_id = new.id;
+END;
+
+CREATE TRIGGER commits_rewritten AFTER UPDATE OF rewritten ON commits WHEN old.rewritten != new.rewritten BEGIN
+	UPDATE lookup_keys SET live = (new.rewritten = 0) WHERE commit_id = new.id;
+END;
+
+CREATE TRIGGER file_changes_lookup AFTER INSERT ON file_changes BEGIN
+	INSERT OR IGNORE INTO lookup_keys SELECT '=' || new.path, c.rewritten = 0, c.severity, c.committer_time, c.id
+		FROM commits c WHERE c.id = new.commit_id;
+	INSERT OR IGNORE INTO lookup_keys SELECT '=' || new.old_path, c.rewritten = 0, c.severity, c.committer_time, c.id
+		FROM commits c WHERE c.id = new.commit_id AND new.old_path != '';
+	INSERT OR IGNORE INTO lookup_keys SELECT '/' || substr(new.path, 1, p.n - 1), c.rewritten = 0, c.severity, c.committer_time, c.id
+		FROM commits c JOIN path_positions p ON p.n < length(new.path)
+		WHERE c.id = new.commit_id AND substr(new.path, p.n, 1) = '/';
+	INSERT OR IGNORE INTO lookup_keys SELECT '/' || substr(new.old_path, 1, p.n - 1), c.rewritten = 0, c.severity, c.committer_time, c.id
+		FROM commits c JOIN path_positions p ON p.n < length(new.old_path)
+		WHERE c.id = new.commit_id AND substr(new.old_path, p.n, 1) = '/';
+END;
+
+CREATE TRIGGER issue_refs_lookup AFTER INSERT ON issue_refs BEGIN
+	UPDATE commits SET severity = (SELECT v.severity FROM commit_severity v WHERE v.id = new.commit_id)
+		WHERE id = new.commit_id AND new.kind = 'cve';
+	UPDATE lookup_keys SET severity = (SELECT severity FROM commits WHERE id = new.commit_id)
+		WHERE commit_id = new.commit_id AND new.kind = 'cve';
+	INSERT OR IGNORE INTO lookup_keys SELECT '!' || new.key, c.rewritten = 0, c.severity, c.committer_time, c.id
+		FROM commits c WHERE c.id = new.commit_id;
+END;
+`,
+	// 6: the keyword index (retrieve/keyword.go): one FTS5 row per commit,
+	// rowid = commits.id, over text that SearchText has expanded with the
+	// parts of identifiers (parseConfigFile also as parse config file), so
+	// BM25 finds a function by a word of its name. '_' is a token character,
+	// so snake_case identifiers stay whole beside their parts; the porter
+	// stemmer makes "completions" find "completion".
+	`
+CREATE VIRTUAL TABLE search USING fts5(subject, body, summary, notes, paths, entities,
+	tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'");
+CREATE TRIGGER commits_search_delete AFTER DELETE ON commits BEGIN
+	DELETE FROM search WHERE rowid = old.id;
+END;
+`,
 }
