@@ -10,6 +10,7 @@ import (
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/graph/graphtest"
 	"github.com/gitmemory/gitmemory/internal/gittest"
+	"github.com/gitmemory/gitmemory/vectors"
 )
 
 // fixtureLang writes one function of a language: fn(name, body) is a file
@@ -215,5 +216,55 @@ func TestRewrittenLeaveEntityAnswers(t *testing.T) {
 	}
 	if got := modifiedBy(); !slices.Equal(got, []string{CommitNode(c2)}) {
 		t.Errorf("graph MODIFIES after revival: %v", got)
+	}
+}
+
+// TestVectorsFollowTheStore: sync writes each commit's documents, a reset
+// removes the rewritten commit's, and an index built by another embedder
+// is rebuilt from SQLite.
+func TestVectorsFollowTheStore(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("a.go", "package a\n")
+	c1 := repo.Commit("Add the retry budget for flaky uploads")
+	repo.Write("a.go", "package a\n\nvar X = 1\n")
+	c2 := repo.Commit("Teach the parser about unicode escapes")
+	dir := t.TempDir()
+	open := func(dims int) *vectors.Index {
+		v, err := vectors.Open(dir, vectors.NewLocal(dims), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { v.Close() })
+		return v
+	}
+	st := openStore(t)
+	ctx := context.Background()
+	top := func(v *vectors.Index, q string) string {
+		t.Helper()
+		hits, err := v.Query(ctx, q, 1, vectors.Filter{Kind: vectors.KindCommit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 {
+			return ""
+		}
+		return hits[0].Commit
+	}
+	v := open(0)
+	sync(t, repo.Dir, st, Options{Vectors: v})
+	if got := top(v, "unicode escapes in the parser"); got != c2 {
+		t.Errorf("top hit %s, want %s", got, c2)
+	}
+	repo.Git("reset", "-q", "--hard", c1)
+	sync(t, repo.Dir, st, Options{Vectors: v})
+	if got := top(v, "unicode escapes in the parser"); got == c2 {
+		t.Errorf("rewritten commit %s still found", c2)
+	}
+	v.Close()
+	// Another embedder: the index is rebuilt from SQLite on the next sync.
+	v2 := open(128)
+	sync(t, repo.Dir, st, Options{Vectors: v2})
+	if got := top(v2, "retry budget for uploads"); got != c1 {
+		t.Errorf("after rebuild: top hit %q, want %s", got, c1)
 	}
 }

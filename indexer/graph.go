@@ -9,6 +9,7 @@ import (
 
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/vectors"
 )
 
 // Graph node id prefixes.
@@ -96,21 +97,48 @@ func fileEdges(id string, fc model.FileChange) []graph.Edge {
 // marks the commits graphed. A crash in between leaves them unmarked, and
 // syncGraph writes them again (writes are idempotent).
 func (s *Syncer) writeGraph(ctx context.Context, batch []outcome) error {
-	var es []graph.Edge
+	var us []*model.Understood
 	var hashes []string
 	for _, o := range batch {
 		if o.err == nil {
-			es = append(es, edgesOf(o.commit)...)
+			us = append(us, o.commit)
 			hashes = append(hashes, o.item.Hash)
 		}
 	}
 	if len(hashes) == 0 {
 		return nil
 	}
-	if err := s.opts.Graph.Write(ctx, nil, es); err != nil {
+	if err := s.writeDerived(ctx, us); err != nil {
 		return err
 	}
 	return s.markGraphed(ctx, hashes)
+}
+
+// derived reports whether any store derived from SQLite is configured.
+func (s *Syncer) derived() bool { return s.opts.Graph != nil || s.opts.Vectors != nil }
+
+// writeDerived writes commits' edges to the graph and their documents to
+// the vector index. Both writes are idempotent.
+func (s *Syncer) writeDerived(ctx context.Context, us []*model.Understood) error {
+	if g := s.opts.Graph; g != nil {
+		var es []graph.Edge
+		for _, u := range us {
+			es = append(es, edgesOf(u)...)
+		}
+		if err := g.Write(ctx, nil, es); err != nil {
+			return err
+		}
+	}
+	if v := s.opts.Vectors; v != nil {
+		var docs []vectors.Doc
+		for _, u := range us {
+			docs = append(docs, vectors.CommitDocs(u)...)
+		}
+		if err := v.Upsert(ctx, docs); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
+	}
+	return nil
 }
 
 func (s *Syncer) markGraphed(ctx context.Context, hashes []string) error {
@@ -132,7 +160,7 @@ const graphBatch = 512
 // (written and shown again). It runs before the sync state advances, so a
 // branch is never recorded as synced while its graph lags.
 func (s *Syncer) syncGraph(ctx context.Context) error {
-	if s.opts.Graph == nil {
+	if !s.derived() {
 		return nil
 	}
 	for {
@@ -151,12 +179,13 @@ func (s *Syncer) syncGraph(ctx context.Context) error {
 		if err != nil || len(rows) == 0 {
 			return err
 		}
-		var hide, show, hashes []string
-		var es []graph.Edge
+		var hide, show, hashes, gone []string
+		var us []*model.Understood
 		for _, r := range rows {
 			hashes = append(hashes, r.hash)
 			if r.rewritten {
 				hide = append(hide, CommitNode(r.hash))
+				gone = append(gone, r.hash)
 				continue
 			}
 			u, _, err := s.st.GetUnderstood(ctx, r.hash)
@@ -164,11 +193,20 @@ func (s *Syncer) syncGraph(ctx context.Context) error {
 				return fmt.Errorf("graph replay: %w", err)
 			}
 			show = append(show, CommitNode(r.hash))
-			es = append(es, edgesOf(u)...)
+			us = append(us, u)
 		}
-		g := s.opts.Graph
-		if err := errors.Join(g.Write(ctx, nil, es), g.Unhide(ctx, show), g.Hide(ctx, hide)); err != nil {
+		if err := s.writeDerived(ctx, us); err != nil {
 			return err
+		}
+		if g := s.opts.Graph; g != nil {
+			if err := errors.Join(g.Unhide(ctx, show), g.Hide(ctx, hide)); err != nil {
+				return err
+			}
+		}
+		if v := s.opts.Vectors; v != nil && len(gone) > 0 {
+			if err := v.DeleteCommits(ctx, gone...); err != nil {
+				return fmt.Errorf("vectors: %w", err)
+			}
 		}
 		if err := s.markGraphed(ctx, hashes); err != nil {
 			return err
@@ -195,7 +233,15 @@ func queryRows(ctx context.Context, db *sql.DB, query string, args []any, scan f
 // before their rows go: if the process dies in between, the next prune
 // finds them again.
 func (s *Syncer) forgetGraph(ctx context.Context, hashes []string) error {
-	if s.opts.Graph == nil || len(hashes) == 0 {
+	if len(hashes) == 0 {
+		return nil
+	}
+	if v := s.opts.Vectors; v != nil {
+		if err := v.DeleteCommits(ctx, hashes...); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
+	}
+	if s.opts.Graph == nil {
 		return nil
 	}
 	ids := make([]string, len(hashes))
@@ -203,4 +249,34 @@ func (s *Syncer) forgetGraph(ctx context.Context, hashes []string) error {
 		ids[i] = CommitNode(h)
 	}
 	return s.opts.Graph.Delete(ctx, ids)
+}
+
+// checkVectors rebuilds the vector index when it was built by another
+// embedder (or is damaged): it is emptied, and every commit is marked for
+// the replay that follows, which writes graph edges (idempotently) and
+// documents again.
+func (s *Syncer) checkVectors(ctx context.Context) error {
+	v := s.opts.Vectors
+	if v == nil {
+		return nil
+	}
+	st, err := v.Status()
+	if err != nil && !errors.Is(err, vectors.ErrNeedsRebuild) {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	if err == nil && !st.NeedsRebuild && !st.Empty {
+		return nil
+	}
+	var n int
+	if err := s.st.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM commits WHERE graphed = 1`).Scan(&n); err != nil {
+		return err
+	}
+	if err == nil && st.Empty && n == 0 {
+		return nil // a fresh store: nothing to rebuild
+	}
+	if err := v.Reset(ctx); err != nil {
+		return fmt.Errorf("vectors: reset: %w", err)
+	}
+	_, err = s.st.DB.ExecContext(ctx, `UPDATE commits SET graphed = 0`)
+	return err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/understand/llm"
+	"github.com/gitmemory/gitmemory/vectors"
 	"github.com/gitmemory/gitmemory/understand"
 )
 
@@ -45,6 +46,9 @@ type Options struct {
 	// Graph, if set, receives each commit's edges after its metadata is
 	// committed (DESIGN.md decision 3). The caller opens and closes it.
 	Graph *graph.Graph
+	// Vectors, if set, receives each commit's documents (the commit and its
+	// design notes) with its graph edges: commits.graphed covers both.
+	Vectors *vectors.Index
 	// Summarizer, if set, replaces the extractive summaries of each batch
 	// with an LLM's, after redaction. Its failures never fail the sync:
 	// commits it cannot summarise keep the extractive summary.

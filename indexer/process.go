@@ -88,7 +88,7 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 				if s.opts.Progress != nil {
 					s.opts.Progress(Progress{Done: done, Total: total, Failed: res.Failed, Elapsed: time.Since(start)})
 				}
-				if s.opts.Graph != nil {
+				if s.derived() {
 					select {
 					case written <- b:
 					case <-gctx.Done():

@@ -74,6 +74,9 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	if err := s.saveRefs(ctx, repo); err != nil {
 		return nil, err
 	}
+	if err := s.checkVectors(ctx); err != nil {
+		return nil, err
+	}
 	untracked, err := s.untracked(ctx, branches)
 	if err != nil {
 		return nil, err
@@ -101,6 +104,10 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	}
 	if err := s.relate(ctx); err != nil {
 		return nil, fmt.Errorf("relations: %w", err)
+	}
+	// Commits stored before the keyword index existed join it.
+	if _, err := s.st.IndexSearchBackfill(ctx); err != nil {
+		return nil, fmt.Errorf("keyword index: %w", err)
 	}
 	if err := s.advance(ctx, res, untracked); err != nil {
 		return nil, err

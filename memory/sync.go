@@ -9,6 +9,7 @@ import (
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/understand/llm"
+	"github.com/gitmemory/gitmemory/vectors"
 )
 
 // SyncOptions configure one sync. A non-empty Policy is saved as the
@@ -54,8 +55,13 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 			return err
 		}
 		defer g.Close()
+		vec, err := h.openVectors(name)
+		if err != nil {
+			return err
+		}
+		defer vec.Close()
 		io := indexer.Options{Mode: repo.BranchMode, Branches: repo.Branches, KeepDays: repo.KeepDays,
-			KeepCommits: repo.KeepCommits, Progress: opts.Progress, Graph: g}
+			KeepCommits: repo.KeepCommits, Progress: opts.Progress, Graph: g, Vectors: vec}
 		if opts.LLM != nil {
 			sum, err := llm.New(*opts.LLM, llm.NewSQLCache(st.DB), slog.Default())
 			if err != nil {
@@ -74,6 +80,13 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 		return err
 	})
 	return res, err
+}
+
+// openVectors opens a repository's vector index with the default local
+// embedder (deterministic, offline). Opening reads nothing: the index
+// loads on its first query.
+func (h *Home) openVectors(name string) (*vectors.Index, error) {
+	return vectors.Open(filepath.Join(h.DataDir(name), "vectors"), vectors.NewLocal(0), nil)
 }
 
 // graphAddr is where a repository's graph lives: its DSN, or the bolt

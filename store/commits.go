@@ -62,6 +62,8 @@ var insertSQL = map[string]string{
 	"entity": `INSERT INTO entities(key, path, qualified, name, kind, language) VALUES (?,?,?,?,?,?)
 		ON CONFLICT(key) DO UPDATE SET key = excluded.key RETURNING id`,
 	"entity_change": `INSERT OR IGNORE INTO entity_changes VALUES (?,?,?,?,?,?,?)`,
+	"search": `INSERT OR REPLACE INTO search(rowid, subject, body, summary, notes, paths, entities)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
 }
 
 // InsertCommit writes a commit, its parents, file changes, hunks, issue
@@ -109,6 +111,9 @@ func (w *Writer) InsertCommit(ctx context.Context, u *model.Understood, branch s
 		}
 	}
 	if err := w.insertEntities(ctx, id, u.Entities); err != nil {
+		return err
+	}
+	if err := w.indexSearch(ctx, id, u); err != nil {
 		return err
 	}
 	for i, r := range c.IssueRefs {

@@ -69,3 +69,36 @@ func TestEntityCommand(t *testing.T) {
 		t.Errorf("unknown entity: exit %d, %q", code, errOut)
 	}
 }
+
+func TestHistoryAndRecentCommands(t *testing.T) {
+	home := t.TempDir()
+	g := sample(t)
+	g.Git("mv", "main.go", "app.go")
+	renamed := g.Commit("refactor: rename main.go to app.go")
+	mustCLI(t, home, "sync", g.Dir)
+	var cs []struct {
+		Commit, Path, OldPath, Status, Classification string
+	}
+	out := mustCLI(t, home, "history", "app.go", "--repo", g.Dir, "--json")
+	if err := json.Unmarshal([]byte(out), &cs); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Fields(g.Git("log", "--follow", "--format=%H", "--", "app.go"))
+	if len(cs) != len(want) || len(cs) != 3 || cs[0].Commit != renamed || cs[0].Status != "renamed" || cs[2].Path != "main.go" {
+		t.Errorf("history = %+v, want %v", cs, want)
+	}
+	text := mustCLI(t, home, "history", "app.go", "--repo", g.Dir, "--since", "2024-03-01", "--limit", "1")
+	if n := strings.Count(strings.TrimSpace(text), "\n") + 1; n != 1 || !strings.Contains(text, "(main.go → app.go)") {
+		t.Errorf("history --limit 1:\n%s", text)
+	}
+	if _, errOut, code := cli(t, home, "history", "app.go", "--repo", g.Dir, "--since", "yesterday-ish"); code == 0 || !strings.Contains(errOut, "--since") {
+		t.Errorf("bad --since: exit %d %q", code, errOut)
+	}
+	out = mustCLI(t, home, "recent", "--repo", g.Dir, "--days", "100000", "--json")
+	if err := json.Unmarshal([]byte(out), &cs); err != nil || len(cs) != 3 {
+		t.Errorf("recent: %d commits (%v)", len(cs), err)
+	}
+	if out := mustCLI(t, home, "recent", "--repo", g.Dir, "--days", "1"); !strings.Contains(out, "no indexed commit in the last 1 days") {
+		t.Errorf("recent nothing: %q", out)
+	}
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gitmemory/gitmemory/retrieve"
+)
+
+func (a *app) historyCmd() *cobra.Command {
+	var repo, since string
+	var limit int
+	var jsonOut, merges, key bool
+	c := &cobra.Command{
+		Use:   "history PATH",
+		Short: "The commits that changed a file or directory, newest first",
+		Long: `List the indexed commits that changed a file (following its renames back, as
+git log --follow does) or anything under a directory, newest first, each with
+its change type and one-line summary. Rewritten commits are left out, and so
+are merges unless --merges.
+
+PATH is repository-relative, or a path on disk inside the repository's work
+tree.`,
+		Example: `  gitmemory history internal/auth/token.go
+  gitmemory history src/api/ --since 2024-01-01 --limit 20
+  gitmemory history README.md --since 90d --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			t, err := parseSince(since, time.Now())
+			if err != nil {
+				return err
+			}
+			name, path, err := a.repoPath(c.Context(), repo, args[0])
+			if err != nil {
+				return err
+			}
+			h, err := a.home()
+			if err != nil {
+				return err
+			}
+			hq := retrieve.HistoryQuery{Path: path, Since: t, Limit: limit, Merges: merges}
+			history := h.History
+			if key {
+				history = h.KeyHistory
+			}
+			cs, err := history(c.Context(), name, hq)
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				return writeJSON(a.stdout, nonNil(cs))
+			}
+			if len(cs) == 0 {
+				fmt.Fprintf(a.stdout, "no indexed commit changed %s\n", path)
+			}
+			printChanges(a.stdout, cs)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&repo, "repo", ".", "the repository: a registered name or a path inside it")
+	f.StringVar(&since, "since", "", `only commits since a date (2024-01-31) or a duration back ("90d", "12h")`)
+	f.IntVar(&limit, "limit", retrieve.DefaultHistoryLimit, "at most this many commits")
+	f.BoolVar(&key, "key", false, "the key commits, most important first: the introduction, then changes by type and size")
+	f.BoolVar(&merges, "merges", false, "include merge commits (what the merge itself changed)")
+	f.BoolVar(&jsonOut, "json", false, "print as JSON")
+	return c
+}
+
+func (a *app) recentCmd() *cobra.Command {
+	var repo string
+	var days, limit int
+	var jsonOut bool
+	c := &cobra.Command{
+		Use:   "recent [PATH]",
+		Short: "The commits of the last days, under a path if given",
+		Long: `List the indexed commits of the last days (by commit time), newest first, with
+their change type and one-line summary; with PATH, only those that changed it
+(a file, following renames, or a directory).`,
+		Example: `  gitmemory recent
+  gitmemory recent src/payments/ --days 30`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			arg := ""
+			if len(args) == 1 {
+				arg = args[0]
+			}
+			name, path, err := a.repoPath(c.Context(), repo, arg)
+			if err != nil {
+				return err
+			}
+			h, err := a.home()
+			if err != nil {
+				return err
+			}
+			cs, err := h.Recent(c.Context(), name, retrieve.RecentQuery{Path: path, Days: days, Limit: limit})
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				return writeJSON(a.stdout, nonNil(cs))
+			}
+			if len(cs) == 0 {
+				fmt.Fprintf(a.stdout, "no indexed commit in the last %d days\n", days)
+			}
+			printChanges(a.stdout, cs)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&repo, "repo", ".", "the repository: a registered name or a path inside it")
+	f.IntVar(&days, "days", 7, "how many days back")
+	f.IntVar(&limit, "limit", retrieve.DefaultHistoryLimit, "at most this many commits")
+	f.BoolVar(&jsonOut, "json", false, "print as JSON")
+	return c
+}
+
+// repoPath resolves the repository and makes a path repository-relative:
+// a path that exists on disk inside the repository's work tree is taken
+// from there, anything else is read as repository-relative already.
+func (a *app) repoPath(ctx context.Context, repo, path string) (name, rel string, err error) {
+	h, err := a.home()
+	if err != nil {
+		return "", "", err
+	}
+	if name, err = h.Resolve(ctx, repo); err != nil {
+		return "", "", err
+	}
+	r, err := h.Get(ctx, name)
+	if err != nil {
+		return "", "", err
+	}
+	if path == "" {
+		return name, "", nil
+	}
+	if _, statErr := os.Stat(path); statErr == nil {
+		if abs, err := filepath.Abs(path); err == nil {
+			if p := relativePaths(r.Path, []string{abs})[0]; p != abs {
+				if p == "." {
+					p = ""
+				}
+				return name, p, nil
+			}
+		}
+	}
+	return name, path, nil
+}
+
+// parseSince reads "2024-01-31", an RFC 3339 time, or a duration back
+// ("90d", "12h", "2w"); "" is the beginning of time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{"2006-01-02", time.RFC3339} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+	if u, ok := unit[s[len(s)-1]]; ok {
+		var n int
+		if _, err := fmt.Sscanf(s[:len(s)-1], "%d", &n); err == nil && n >= 0 {
+			return now.Add(-time.Duration(n) * u), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want a date (2024-01-31), a time (RFC 3339) or a duration (90d, 2w, 12h)", s)
+}
+
+func printChanges(w io.Writer, cs []retrieve.Change) {
+	for _, c := range cs {
+		class := c.Classification
+		if class == "" {
+			class = "-"
+		}
+		what := c.Summary
+		if what == "" {
+			what = c.Subject
+		}
+		path := ""
+		if c.Status == "renamed" && c.OldPath != "" {
+			path = "  (" + c.OldPath + " → " + c.Path + ")"
+		}
+		fmt.Fprintf(w, "%s %s %-13s %s%s\n", short(c.Commit), c.When.Format("2006-01-02"), class, clip(what, 90), path)
+	}
+}
+
+func nonNil(cs []retrieve.Change) []retrieve.Change {
+	if cs == nil {
+		return []retrieve.Change{}
+	}
+	return cs
+}

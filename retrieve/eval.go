@@ -1,0 +1,215 @@
+package retrieve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// EvalCase is one line of an evaluation file: a question (or a path, for a
+// file-history case) and the full shas of the commits that answer it.
+type EvalCase struct {
+	ID       string   `json:"id"`
+	Kind     string   `json:"kind,omitempty"`
+	Question string   `json:"question,omitempty"`
+	Path     string   `json:"path,omitempty"`
+	Expected []string `json:"expected"`
+}
+
+// ReadEvalCases parses a JSONL evaluation file, one case a line (blank
+// lines and lines starting with # are skipped), with line-numbered errors.
+func ReadEvalCases(r io.Reader) ([]EvalCase, error) {
+	var out []EvalCase
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	seen := map[string]bool{}
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var c EvalCase
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		switch {
+		case c.ID == "":
+			return nil, fmt.Errorf("line %d: no id", n)
+		case seen[c.ID]:
+			return nil, fmt.Errorf("line %d: id %q repeated", n, c.ID)
+		case (c.Question == "") == (c.Path == ""):
+			return nil, fmt.Errorf("line %d (%s): give a question or a path, not both or neither", n, c.ID)
+		case len(c.Expected) == 0:
+			return nil, fmt.Errorf("line %d (%s): no expected commits", n, c.ID)
+		}
+		for _, e := range c.Expected {
+			if len(e) != 40 || strings.Trim(strings.ToLower(e), "0123456789abcdef") != "" {
+				return nil, fmt.Errorf("line %d (%s): %q is not a full commit sha", n, c.ID, e)
+			}
+		}
+		if c.Kind == "" {
+			c.Kind = "question"
+			if c.Path != "" {
+				c.Kind = "history"
+			}
+		}
+		seen[c.ID] = true
+		out = append(out, c)
+	}
+	return out, sc.Err()
+}
+
+// Ranker ranks commits for a case, best first.
+type Ranker func(ctx context.Context, c EvalCase) ([]string, error)
+
+// Scores are recall at 5 and 10 and the mean reciprocal rank, over all
+// cases and per kind.
+type Scores struct {
+	Cases    int     `json:"cases"`
+	Recall5  float64 `json:"recall@5"`
+	Recall10 float64 `json:"recall@10"`
+	MRR      float64 `json:"mrr"`
+}
+
+// EvalReport is one ranker's scores.
+type EvalReport struct {
+	Ranker string            `json:"ranker"`
+	All    Scores            `json:"all"`
+	ByKind map[string]Scores `json:"by_kind"`
+	// Misses lists the cases whose first expected commit is not in the
+	// top 10, for looking at causes.
+	Misses []string `json:"misses,omitempty"`
+}
+
+// Evaluate runs a ranker over the cases. Recall@k is the share of a case's
+// expected commits in its top k, averaged over cases; the reciprocal rank
+// is that of the first expected commit found (0 beyond the top 10).
+func Evaluate(ctx context.Context, name string, cases []EvalCase, rank Ranker) (*EvalReport, error) {
+	rep := &EvalReport{Ranker: name, ByKind: map[string]Scores{}}
+	for _, c := range cases {
+		got, err := rank(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", name, c.ID, err)
+		}
+		got = got[:min(len(got), 10)]
+		r5, r10, rr := 0.0, 0.0, 0.0
+		for _, e := range c.Expected {
+			if i := slices.Index(got, e); i >= 0 {
+				r10++
+				if i < 5 {
+					r5++
+				}
+				if rr == 0 || 1/float64(i+1) > rr {
+					rr = 1 / float64(i+1)
+				}
+			}
+		}
+		n := float64(len(c.Expected))
+		if rr == 0 {
+			rep.Misses = append(rep.Misses, c.ID)
+		}
+		for _, k := range []string{"", c.Kind} {
+			s := rep.ByKind[k]
+			s.Cases++
+			s.Recall5 += r5 / n
+			s.Recall10 += r10 / n
+			s.MRR += rr
+			rep.ByKind[k] = s
+		}
+	}
+	for k, s := range rep.ByKind {
+		if s.Cases > 0 {
+			s.Recall5 /= float64(s.Cases)
+			s.Recall10 /= float64(s.Cases)
+			s.MRR /= float64(s.Cases)
+		}
+		rep.ByKind[k] = s
+	}
+	rep.All = rep.ByKind[""]
+	delete(rep.ByKind, "")
+	return rep, nil
+}
+
+// caseText is what the baselines search for: the question, or the path's
+// words for a history case.
+func caseText(c EvalCase) string {
+	if c.Question != "" {
+		return c.Question
+	}
+	return strings.NewReplacer("/", " ", ".", " ", "_", " ").Replace(c.Path)
+}
+
+// GitGrepRanker is the first baseline: git log --grep on the question's
+// content words (any of them, case-insensitive), newest first, as a
+// developer would try it.
+func GitGrepRanker(repoPath string) Ranker {
+	return func(ctx context.Context, c EvalCase) ([]string, error) {
+		args := []string{"-C", repoPath, "log", "--format=%H", "-i", "--no-merges", "-n", "10"}
+		words := Normalize(caseText(c))
+		if len(words) == 0 {
+			return nil, nil
+		}
+		for _, w := range words {
+			args = append(args, "--grep="+w)
+		}
+		out, err := exec.CommandContext(ctx, "git", args...).Output()
+		if err != nil {
+			return nil, fmt.Errorf("git log --grep: %w", err)
+		}
+		return strings.Fields(string(out)), nil
+	}
+}
+
+// MessageBM25Ranker is the second baseline: plain BM25 over commit
+// messages (subject and body, no identifier parts, no other signal).
+func MessageBM25Ranker(s *Searcher) Ranker {
+	return func(ctx context.Context, c EvalCase) ([]string, error) {
+		hits, err := Keyword(ctx, s.st, KeywordQuery{Terms: Normalize(caseText(c)), Limit: 10, MessagesOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(hits))
+		for i, h := range hits {
+			out[i] = h.Commit
+		}
+		return out, nil
+	}
+}
+
+// SearchRanker ranks with gitmemory itself: Search for a question, the key
+// commits of its history (history --key) for a path.
+func SearchRanker(s *Searcher, mode Mode) Ranker {
+	return func(ctx context.Context, c EvalCase) ([]string, error) {
+		if c.Path != "" {
+			cs, err := KeyHistory(ctx, s.st, HistoryQuery{Path: c.Path, Limit: 10})
+			if err != nil {
+				return nil, err
+			}
+			return commitsOfChanges(cs), nil
+		}
+		a, err := s.Search(ctx, Request{Query: c.Question, Mode: mode, Limit: 10})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(a.Items))
+		for i, it := range a.Items {
+			out[i] = it.Commit
+		}
+		return out, nil
+	}
+}
+
+func commitsOfChanges(cs []Change) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Commit
+	}
+	return out
+}

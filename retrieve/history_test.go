@@ -1,0 +1,117 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gitmemory/gitmemory/indexer"
+	"github.com/gitmemory/gitmemory/internal/gittest"
+	"github.com/gitmemory/gitmemory/store"
+)
+
+func indexRepo(t *testing.T, g *gittest.Repo) *store.Store {
+	t.Helper()
+	st := openStore(t, "")
+	s, err := indexer.New(g.Dir, st, indexer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func commitsOf(cs []Change) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Commit)
+	}
+	return out
+}
+
+// TestHistoryMatchesGit compares History with git log --follow for files
+// (through two renames) and with git log for a directory.
+func TestHistoryMatchesGit(t *testing.T) {
+	g := gittest.New(t)
+	body := func(i int) string {
+		return fmt.Sprintf("package a\n\n%s\nvar X = %d\n", gittest.Lines("// line", 20), i)
+	}
+	g.Write("a/old.go", body(0))
+	g.Write("b/other.go", "package b\n")
+	g.Commit("add old.go")
+	for i := 1; i <= 3; i++ {
+		g.Write("a/old.go", body(i))
+		g.Commit(fmt.Sprintf("change old.go %d", i))
+	}
+	g.Git("mv", "a/old.go", "a/mid.go")
+	g.Commit("rename to mid.go")
+	g.Write("a/mid.go", body(10))
+	g.Write("b/other.go", "package b\n\nvar Y = 1\n")
+	g.Commit("change mid.go and other.go")
+	g.Git("rm", "-q", "a/mid.go")
+	g.Write("c/new.go", body(11))
+	g.Commit("move and edit to c/new.go")
+	g.Write("c/new.go", body(12))
+	g.Commit("change new.go")
+	g.Write("a/keep.go", "package a\n")
+	g.Commit("add keep.go")
+	st := indexRepo(t, g)
+	ctx := context.Background()
+
+	gitLog := func(args ...string) []string {
+		return strings.Fields(g.Git(append([]string{"log", "--no-merges", "--format=%H"}, args...)...))
+	}
+	cases := []struct {
+		path string
+		want []string
+	}{
+		{"c/new.go", gitLog("--follow", "--", "c/new.go")},
+		{"a", gitLog("--", "a")},
+		{"a/", gitLog("--", "a")},
+		{"b/other.go", gitLog("--follow", "--", "b/other.go")},
+	}
+	for _, tc := range cases {
+		got, err := History(ctx, st, HistoryQuery{Path: tc.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(commitsOf(got), tc.want) {
+			t.Errorf("history %s:\n got %v\nwant %v", tc.path, commitsOf(got), tc.want)
+		}
+	}
+	if len(cases[0].want) != 8 {
+		t.Fatalf("git log --follow gave %d commits; the fixture is wrong", len(cases[0].want))
+	}
+	limited, err := History(ctx, st, HistoryQuery{Path: "c/new.go", Limit: 3})
+	if err != nil || !slices.Equal(commitsOf(limited), cases[0].want[:3]) {
+		t.Errorf("limit 3: %v %v", commitsOf(limited), err)
+	}
+	since, err := History(ctx, st, HistoryQuery{Path: "c/new.go", Since: gittest.Epoch.Add(90 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := gitLog("--follow", "--since", gittest.Epoch.Add(90*time.Minute).Format(time.RFC3339), "--", "c/new.go"); !slices.Equal(commitsOf(since), want) {
+		t.Errorf("since:\n got %v\nwant %v", commitsOf(since), want)
+	}
+	for _, c := range since {
+		if c.When.Before(gittest.Epoch.Add(90 * time.Minute)) {
+			t.Errorf("--since let %s (%s) through", c.Commit, c.When)
+		}
+	}
+	if _, err := History(ctx, st, HistoryQuery{Path: "./"}); err == nil {
+		t.Error("the root was accepted")
+	}
+	recent, err := Recent(ctx, st, RecentQuery{Days: 1, Now: gittest.Epoch.Add(time.Hour)})
+	if err != nil || len(recent) != len(gitLog()) {
+		t.Errorf("recent: %d commits (err %v), want %d", len(recent), err, len(gitLog()))
+	}
+	none, err := Recent(ctx, st, RecentQuery{Days: 1, Now: gittest.Epoch.AddDate(0, 0, 10)})
+	if err != nil || len(none) != 0 {
+		t.Errorf("recent 10 days later: %v %v", commitsOf(none), err)
+	}
+}

@@ -1,0 +1,63 @@
+package retrieve
+
+import "strings"
+
+// Intents of seed 001. auto picks one from the question's markers.
+const (
+	IntentAuto     = "auto"
+	IntentPlan     = "plan"
+	IntentExecute  = "execute"
+	IntentExplain  = "explain"
+	IntentDebug    = "debug"
+	IntentResearch = "research"
+)
+
+// Intents lists the intents --intent accepts.
+var Intents = []string{IntentAuto, IntentPlan, IntentExecute, IntentExplain, IntentDebug, IntentResearch}
+
+// intentMarkers are word prefixes (lower case) that vote for an intent, in
+// English and Russian.
+var intentMarkers = map[string][]string{
+	IntentDebug: {"bug", "crash", "panic", "error", "fail", "broke", "regress", "exception", "fix", "wrong",
+		"hang", "leak", "ошибк", "падает", "упал", "сломал", "баг", "не работает", "исправ"},
+	IntentExplain: {"why", "reason", "purpose", "rationale", "explain", "what does", "how does", "motivat",
+		"почему", "зачем", "объясни", "причин", "как работает"},
+	IntentPlan: {"plan", "design", "should we", "approach", "migrat", "architect", "propos", "how should",
+		"план", "спроектир", "как лучше", "архитект"},
+	IntentExecute: {"implement", "add ", "write", "update", "rename", "refactor", "remove", "change ",
+		"сделай", "добав", "реализ", "измени", "удали", "перепиши"},
+	IntentResearch: {"when", "who", "history", "evolv", "introduc", "which commit", "where did", "came from",
+		"когда", "кто", "истори", "откуда", "какой коммит"},
+}
+
+// intentOrder breaks ties between intents with as many markers.
+var intentOrder = []string{IntentDebug, IntentExplain, IntentResearch, IntentPlan, IntentExecute}
+
+// ClassifyIntent is the auto classifier: the intent with the most markers in
+// the question, research when none.
+func ClassifyIntent(q string) string {
+	q = " " + strings.ToLower(q) + " "
+	best, bestN := IntentResearch, 0
+	for _, in := range intentOrder {
+		n := 0
+		for _, m := range intentMarkers[in] {
+			if strings.Contains(q, m) {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = in, n
+		}
+	}
+	return best
+}
+
+// ValidIntent reports whether s is an intent --intent accepts.
+func ValidIntent(s string) bool {
+	for _, in := range Intents {
+		if s == in {
+			return true
+		}
+	}
+	return false
+}

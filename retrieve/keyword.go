@@ -1,0 +1,95 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gitmemory/gitmemory/store"
+)
+
+// BM25 column weights of the keyword index: subject, body, summary, design
+// notes, paths, entity names. A word in the subject or in a changed
+// function's name says more about a commit than one in its body.
+var columnWeights = [6]float64{4, 1, 2, 2, 1.5, 3}
+
+// KeywordQuery is a BM25 search over the keyword index.
+type KeywordQuery struct {
+	// Terms are the query's words (normalised; see Normalize). Compound
+	// identifiers also match by their parts.
+	Terms []string
+	Limit int
+	// MessagesOnly searches subject and body alone, without identifier
+	// parts: plain BM25 over commit messages, the evaluation's baseline.
+	MessagesOnly     bool
+	IncludeRewritten bool
+}
+
+// Keyword returns the commits that best match the terms by BM25, best first.
+func Keyword(ctx context.Context, st *store.Store, q KeywordQuery) ([]KeywordHit, error) {
+	expr := matchExpr(q.Terms, !q.MessagesOnly)
+	if expr == "" {
+		return nil, nil
+	}
+	if q.MessagesOnly {
+		expr = "{subject body} : (" + expr + ")"
+	}
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	w := columnWeights
+	rank := fmt.Sprintf("bm25(search, %g, %g, %g, %g, %g, %g)", w[0], w[1], w[2], w[3], w[4], w[5])
+	rows, err := st.DB.QueryContext(ctx, `SELECT c.id, c.hash, `+rank+` AS r FROM search JOIN commits c ON c.id = search.rowid
+		WHERE search MATCH ? AND (? OR c.rewritten = 0) ORDER BY r, c.id DESC LIMIT ?`, expr, q.IncludeRewritten, q.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	var out []KeywordHit
+	for rows.Next() {
+		var h KeywordHit
+		if err := rows.Scan(&h.ID, &h.Commit, &h.BM25); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// bm25() is negative, better more so: scale by the best.
+	if len(out) > 0 && out[0].BM25 < 0 {
+		best := out[0].BM25
+		for i := range out {
+			out[i].Score = math.Max(out[i].BM25/best, 1e-6)
+		}
+	}
+	return out, nil
+}
+
+// matchExpr builds an FTS5 query that matches any of the terms (and, with
+// parts, any part of a compound identifier), each term quoted so that no
+// query text is read as FTS syntax.
+func matchExpr(terms []string, parts bool) string {
+	seen := map[string]bool{}
+	var alts []string
+	add := func(t string) {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "" || seen[t] {
+			return
+		}
+		seen[t] = true
+		alts = append(alts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+	}
+	for _, t := range terms {
+		add(t)
+		if parts {
+			if ps := store.IdentifierParts(t); len(ps) > 1 {
+				for _, p := range ps {
+					add(p)
+				}
+			}
+		}
+	}
+	return strings.Join(alts, " OR ")
+}

@@ -1,0 +1,120 @@
+package retrieve
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Normalize turns a question into its content words, in seed 002's order:
+// lower-case, strip punctuation, remove stop words (English and Russian),
+// collapse white space. Identifiers and paths are extracted from the raw
+// question separately (see extractRefs), since this loses their shape.
+func Normalize(q string) []string {
+	q = strings.ToLower(q)
+	q = strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
+			return r
+		}
+		if unicode.IsSpace(r) {
+			return ' '
+		}
+		return ' ' // punctuation separates words: "fix:" and "os.Args" split
+	}, q)
+	var out []string
+	for _, w := range strings.Fields(q) {
+		if !stopWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// stopWords are words that say nothing about which commit is meant:
+// English and Russian function words, and the question words of this
+// domain ("commit", "change", "code", "why"), which every answer shares.
+var stopWords = setOf(`a about above after again against all am an and any are as at be because been before
+being below between both but by can could did do does doing done down during each few for from further
+had has have having he her here hers him his how i if in into is it its itself just me more most my no nor
+not now of off on once only or other our out over own same she should so some such than that the their
+them then there these they this those through to too under until up very was we were what when where
+which while who whom why will with would you your yours get got ever still also may might must shall
+cobra's it's don't doesn't didn't isn't wasn't won't can't
+commit commits change changes changed code repo repository project did does happen happened make made
+please tell show explain find look us let
+и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее мне было вот
+от меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни быть был него до вас нибудь опять
+уж вам ведь там потом себя ничего ей может они тут где есть надо ней для мы тебя их чем была сам чтоб без
+будто чего раз тоже себе под будет ж тогда кто этот того потому этого какой совсем ним здесь этом один
+почти мой тем чтобы нее сейчас были куда зачем всех никогда можно при наконец два об другой хоть после
+над больше тот через эти нас про всего них какая много разве три эту моя впрочем хорошо свою этой перед
+иногда лучше чуть том нельзя такой им более всегда конечно всю между почему коммит код`)
+
+func setOf(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// refs are the identifiers, paths and hashes a question names, read from
+// its raw text.
+type refs struct {
+	shas   []string // hex words of 7 to 40 digits
+	paths  []string // words with a '/' or a file extension
+	idents []string // code-like words: camelCase, snake_case, a.b, name()
+}
+
+var (
+	shaRe   = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+	wordRe  = regexp.MustCompile("[A-Za-z_][A-Za-z0-9_./:-]*[A-Za-z0-9_]|[A-Za-z_]")
+	extRe   = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}$`)
+	identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*([.:][A-Za-z_][A-Za-z0-9_]*)*$`)
+)
+
+// extractRefs finds the shas, paths and identifiers of a raw question.
+func extractRefs(q string) refs {
+	var r refs
+	seen := map[string]bool{}
+	add := func(list *[]string, s string) {
+		if !seen[s] {
+			seen[s] = true
+			*list = append(*list, s)
+		}
+	}
+	for _, m := range shaRe.FindAllString(strings.ToLower(q), -1) {
+		if strings.IndexFunc(m, func(r rune) bool { return r >= 'a' && r <= 'f' }) >= 0 || len(m) >= 12 {
+			add(&r.shas, m)
+		}
+	}
+	for _, w := range wordRe.FindAllString(strings.ReplaceAll(q, "`", " "), -1) {
+		w = strings.TrimRight(w, ".:-")
+		switch {
+		case strings.Contains(w, "/") || (extRe.MatchString(w) && !strings.Contains(w[:len(w)-len(extRe.FindString(w))], ".") && codeExt[strings.ToLower(extRe.FindString(w))]):
+			add(&r.paths, w)
+		case identRe.MatchString(w) && looksLikeCode(w):
+			add(&r.idents, w)
+		}
+	}
+	return r
+}
+
+// codeExt are the extensions that make a word a file name ("args.go"),
+// unlike prose with a dot ("e.g", "i.e").
+var codeExt = setOf(`.go .py .js .ts .tsx .jsx .rs .java .c .h .cc .cpp .hpp .rb .cs .php .sh .md .txt .yml .yaml
+.json .toml .mod .sum .sql .html .css .kt .swift .m .mm .pl .pm .lua .ex .exs .erl .scala .proto .cfg .ini .xml`)
+
+// looksLikeCode tells an identifier from a word: mixed case inside
+// (parseConfig, ExecuteC), an underscore, or a dot between names.
+func looksLikeCode(w string) bool {
+	if strings.ContainsAny(w, "_.:") {
+		return true
+	}
+	for i, r := range w {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}

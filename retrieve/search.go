@@ -1,0 +1,842 @@
+package retrieve
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agnivade/levenshtein"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gitmemory/gitmemory/extract"
+	"github.com/gitmemory/gitmemory/graph"
+	"github.com/gitmemory/gitmemory/store"
+	"github.com/gitmemory/gitmemory/vectors"
+)
+
+// Weights are the score's weights: seed 003's weighted sum (semantic
+// relevance, recency, importance, relationship to the query's entities,
+// author) and the scale of seed 001's additive bonuses.
+type Weights struct {
+	Relevance    float64 `toml:"relevance"`    // w1: BM25 and vector similarity
+	Recency      float64 `toml:"recency"`      // w2
+	Importance   float64 `toml:"importance"`   // w3
+	Relationship float64 `toml:"relationship"` // w4
+	Author       float64 `toml:"author"`       // w5
+	// Bonus scales seed 001's additive points (+5 a direct match of a sha,
+	// issue, path or entity; +2/+1 changed in the last day/week; +2 a
+	// rationale or security note) into the weighted sum's range.
+	Bonus float64 `toml:"bonus"`
+	// Vector is the share of vector similarity in relevance in hybrid
+	// mode; BM25 has the rest.
+	Vector float64 `toml:"vector"`
+}
+
+// DefaultWeights start from seed 003's (w1..w5 = 0.4, 0.2, 0.2, 0.15,
+// 0.05), tuned on the evaluation set (eval/cobra.jsonl; README): relevance
+// carries most of the score, because recency and importance do not depend on
+// the question and, weighted as the seed has them, pushed old answers to
+// "why" questions below recent unrelated commits. Seed 001's points are at
+// a twentieth, so that a direct match (+5 → 0.25) lifts a commit without
+// burying a better text match. BM25 carries most of the relevance: the
+// local embedder is a hashing model, good at paraphrase only through its
+// small thesaurus.
+func DefaultWeights() Weights {
+	return Weights{Relevance: 0.8, Recency: 0.05, Importance: 0.05, Relationship: 0.15, Author: 0.05, Bonus: 0.05, Vector: 0.2}
+}
+
+// SearchOptions configure a Searcher.
+type SearchOptions struct {
+	Weights Weights
+	// Limit is the number of results (default 5, at most MaxResults).
+	Limit int
+	// FuzzyThreshold is seed 002's threshold for matching a name of the
+	// question to an entity (default 0.4).
+	FuzzyThreshold float64
+	// FuzzyWeight is the fuzzy share of the match score; the keyword
+	// (shared name parts) share is the rest (default 0.7).
+	FuzzyWeight float64
+	// StaleDays: a result older than this whose files changed since is
+	// labelled stale (default 90).
+	StaleDays        int
+	IncludeRewritten bool
+	Now              func() time.Time
+}
+
+// MaxResults caps a query's results: a query never dumps the store.
+const MaxResults = 20
+
+// candidates per source.
+const perSource = 50
+
+func (o SearchOptions) withDefaults() SearchOptions {
+	if o.Weights == (Weights{}) {
+		o.Weights = DefaultWeights()
+	}
+	if o.Limit <= 0 {
+		o.Limit = 5
+	}
+	o.Limit = min(o.Limit, MaxResults)
+	if o.FuzzyThreshold <= 0 {
+		o.FuzzyThreshold = 0.4
+	}
+	if o.FuzzyWeight <= 0 || o.FuzzyWeight > 1 {
+		o.FuzzyWeight = 0.7
+	}
+	if o.StaleDays <= 0 {
+		o.StaleDays = 90
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Searcher answers questions over one repository's stores. Vectors and
+// graph are optional: without vectors the search degrades to keyword mode,
+// without the graph the relations are read from SQLite's mirror of them.
+type Searcher struct {
+	st   *store.Store
+	vec  *vectors.Index
+	g    *graph.Graph
+	opts SearchOptions
+}
+
+// NewSearcher returns a Searcher; vec and g may be nil.
+func NewSearcher(st *store.Store, vec *vectors.Index, g *graph.Graph, opts SearchOptions) *Searcher {
+	return &Searcher{st: st, vec: vec, g: g, opts: opts.withDefaults()}
+}
+
+// Request is one question.
+type Request struct {
+	Query  string
+	Intent string // "" or "auto" classifies
+	Mode   Mode   // "" picks the best available
+	Limit  int    // overrides the Searcher's
+}
+
+// Answer is a question's ranked commits with how they were found.
+type Answer struct {
+	Query    string `json:"query"`
+	Intent   string `json:"intent"`
+	Mode     Mode   `json:"mode"`
+	Degraded bool   `json:"degraded"`
+	Items    []Item `json:"items"`
+	// Entities and Files are what the question named, resolved.
+	Entities []string `json:"entities,omitempty"`
+	Files    []string `json:"files,omitempty"`
+	NoMatch  bool     `json:"no_match,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	// Suggestions are terms to narrow a broad query or to retry a miss.
+	Suggestions []string `json:"suggestions,omitempty"`
+	Clarify     string   `json:"clarify,omitempty"`
+}
+
+// ErrEmptyQuery: the question has no words.
+var ErrEmptyQuery = errors.New("query required")
+
+// cand is a candidate commit being scored.
+type cand struct {
+	id         int64
+	hash       string
+	bm25, vec  float64 // normalised to [0, 1] within their lists
+	relation   float64 // 1 direct to a named entity or file, 0.5 two hops away
+	direct     bool    // a sha, issue, path or entity of the question names it
+	why        []string
+	time       int64
+	class      string
+	notes      int
+	security   bool
+	author     string
+	insertions int
+	deletions  int
+	rewritten  bool
+}
+
+// Search answers a question.
+func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
+	raw := strings.TrimSpace(req.Query)
+	if raw == "" {
+		return nil, ErrEmptyQuery
+	}
+	a := &Answer{Query: raw, Intent: req.Intent}
+	if a.Intent == "" || a.Intent == IntentAuto {
+		a.Intent = ClassifyIntent(raw)
+	}
+	if !ValidIntent(a.Intent) {
+		return nil, fmt.Errorf("unknown intent %q: want one of %s", a.Intent, strings.Join(Intents, ", "))
+	}
+	limit := s.opts.Limit
+	if req.Limit > 0 {
+		limit = min(req.Limit, MaxResults)
+	}
+	mode, err := s.mode(req.Mode, a)
+	if err != nil {
+		return nil, err
+	}
+	a.Mode = mode
+	terms := Normalize(raw)
+	rf := extractRefs(raw)
+	cands := &candSet{m: map[string]*cand{}}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.direct(gctx, raw, rf, cands, a) })
+	if mode == ModeHybrid || mode == ModeKeyword {
+		g.Go(func() error { return s.keyword(gctx, terms, rf, cands) })
+	}
+	if mode == ModeHybrid || mode == ModeVector {
+		g.Go(func() error { return s.vector(gctx, raw, cands, a) })
+	}
+	if mode == ModeBasic {
+		g.Go(func() error { return s.basic(gctx, terms, cands) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if len(terms) == 0 && len(rf.shas)+len(rf.paths)+len(rf.idents) == 0 {
+		a.NoMatch = true
+		a.Warnings = append(a.Warnings, "the question has no content words: say what to look for (a file, a function, an error, a feature)")
+		return a, nil
+	}
+	if err := s.details(ctx, cands); err != nil {
+		return nil, err
+	}
+	ranked := s.rank(cands, a.Intent, raw)
+	if len(ranked) == 0 {
+		a.NoMatch = true
+		a.Warnings = append(a.Warnings, "no matching commits found")
+		a.Suggestions = s.suggest(ctx, terms)
+		a.Clarify = clarify(a)
+		return a, nil
+	}
+	if broad(terms, rf, ranked) {
+		a.Warnings = append(a.Warnings, "query too broad: many commits match equally; add a file, function or error message")
+		a.Suggestions = s.suggestFrom(ctx, ranked, terms)
+	}
+	if len(ranked) > limit {
+		ranked = ranked[:limit]
+	}
+	a.Items = ranked
+	if err := s.label(ctx, a); err != nil {
+		return nil, err
+	}
+	a.Clarify = clarify(a)
+	return a, nil
+}
+
+// mode picks the best mode the stores allow, or checks the one asked for.
+func (s *Searcher) mode(want Mode, a *Answer) (Mode, error) {
+	vecOK, why := s.vectorsUsable()
+	switch want {
+	case "", "auto":
+		if vecOK {
+			return ModeHybrid, nil
+		}
+		a.Degraded = true
+		a.Warnings = append(a.Warnings, "vectors unavailable ("+why+"): keyword search only")
+		return ModeKeyword, nil
+	case ModeHybrid, ModeVector:
+		if !vecOK {
+			a.Degraded = true
+			a.Warnings = append(a.Warnings, fmt.Sprintf("%s mode needs vectors (%s): keyword search instead", want, why))
+			return ModeKeyword, nil
+		}
+		return want, nil
+	case ModeKeyword, ModeBasic:
+		return want, nil
+	}
+	return "", fmt.Errorf("unknown mode %q: want hybrid, vector, keyword or basic", want)
+}
+
+func (s *Searcher) vectorsUsable() (bool, string) {
+	if s.vec == nil {
+		return false, "no vector index"
+	}
+	st, err := s.vec.Status()
+	switch {
+	case err != nil:
+		return false, err.Error()
+	case st.NeedsRebuild:
+		return false, "the index needs a rebuild: run gitmemory sync"
+	case st.Empty:
+		return false, "the index is empty: run gitmemory sync"
+	}
+	return true, ""
+}
+
+// candSet collects candidates from the parallel sources.
+type candSet struct {
+	mu sync.Mutex
+	m  map[string]*cand
+}
+
+func (cs *candSet) get(hash string) *cand {
+	c, ok := cs.m[hash]
+	if !ok {
+		c = &cand{hash: hash}
+		cs.m[hash] = c
+	}
+	return c
+}
+
+func (cs *candSet) with(f func()) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	f()
+}
+
+// keyword adds the BM25 hits of the terms and the question's identifiers.
+func (s *Searcher) keyword(ctx context.Context, terms []string, rf refs, cs *candSet) error {
+	hits, err := Keyword(ctx, s.st, KeywordQuery{Terms: append(slices.Clone(terms), rf.idents...), Limit: perSource,
+		IncludeRewritten: s.opts.IncludeRewritten})
+	if err != nil {
+		return err
+	}
+	cs.with(func() {
+		for _, h := range hits {
+			c := cs.get(h.Commit)
+			c.bm25 = max(c.bm25, h.Score)
+			c.why = append(c.why, "keyword")
+		}
+	})
+	return nil
+}
+
+// vector adds the nearest commits and design notes.
+func (s *Searcher) vector(ctx context.Context, q string, cs *candSet, a *Answer) error {
+	hits, err := s.vec.Query(ctx, q, perSource, vectors.Filter{IncludeRewritten: s.opts.IncludeRewritten})
+	if err != nil {
+		cs.with(func() { a.Warnings = append(a.Warnings, "vector search failed: "+err.Error()) })
+		return nil
+	}
+	best := 0.0
+	for _, h := range hits {
+		best = max(best, float64(h.Score))
+	}
+	cs.with(func() {
+		for _, h := range hits {
+			if best <= 0 || h.Score <= 0 {
+				continue
+			}
+			c := cs.get(h.Commit)
+			c.vec = max(c.vec, float64(h.Score)/best)
+			if h.Note >= 0 {
+				c.why = append(c.why, "design note")
+			} else {
+				c.why = append(c.why, "vector")
+			}
+		}
+	})
+	return nil
+}
+
+// basic is the mode without indexes: the terms' overlap with subjects.
+func (s *Searcher) basic(ctx context.Context, terms []string, cs *candSet) error {
+	if len(terms) == 0 {
+		return nil
+	}
+	var conds []string
+	var args []any
+	for _, t := range terms {
+		conds = append(conds, "(CASE WHEN subject LIKE ? THEN 1 ELSE 0 END)")
+		args = append(args, "%"+t+"%")
+	}
+	score := strings.Join(conds, " + ")
+	args = append(args, s.opts.IncludeRewritten, perSource)
+	rows, err := s.st.DB.QueryContext(ctx, `SELECT hash, `+score+` AS n FROM commits
+		WHERE n > 0 AND (? OR rewritten = 0) ORDER BY n DESC, committer_time DESC LIMIT ?`, args...)
+	if err != nil {
+		return fmt.Errorf("basic search: %w", err)
+	}
+	defer rows.Close()
+	var hits []KeywordHit
+	for rows.Next() {
+		var h KeywordHit
+		if err := rows.Scan(&h.Commit, &h.BM25); err != nil {
+			return err
+		}
+		hits = append(hits, h)
+	}
+	cs.with(func() {
+		for _, h := range hits {
+			c := cs.get(h.Commit)
+			c.bm25 = h.BM25 / float64(len(terms))
+			c.why = append(c.why, "words")
+		}
+	})
+	return rows.Err()
+}
+
+// direct adds what the question names: commits by sha, commits that fix or
+// reference its issues, and commits that changed its files and entities
+// (and, two hops away, what changes with them).
+func (s *Searcher) direct(ctx context.Context, raw string, rf refs, cs *candSet, a *Answer) error {
+	add := func(hash, why string, rel float64, direct bool) {
+		c := cs.get(hash)
+		c.relation = max(c.relation, rel)
+		c.direct = c.direct || direct
+		c.why = append(c.why, why)
+	}
+	for _, sha := range rf.shas {
+		hashes, err := s.strings(ctx, `SELECT hash FROM commits WHERE hash >= ? AND hash < ? LIMIT 2`, sha, sha+"g")
+		if err != nil {
+			return err
+		}
+		cs.with(func() {
+			for _, h := range hashes {
+				add(h, "sha "+sha, 1, true)
+			}
+		})
+	}
+	for _, r := range extract.ParseIssueRefs(raw) {
+		hashes, err := s.strings(ctx, `SELECT c.hash FROM issue_refs i JOIN commits c ON c.id = i.commit_id
+			WHERE i.key = ? ORDER BY c.committer_time DESC LIMIT ?`, r.Key, perSource)
+		if err != nil {
+			return err
+		}
+		cs.with(func() {
+			for _, h := range hashes {
+				add(h, "issue "+r.Key, 1, true)
+			}
+		})
+	}
+	files, err := s.resolvePaths(ctx, rf.paths)
+	if err != nil {
+		return err
+	}
+	ents, misses, err := s.resolveEntities(ctx, rf.idents)
+	if err != nil {
+		return err
+	}
+	cs.with(func() {
+		a.Files, a.Entities = files, ents
+		for _, m := range misses {
+			a.Warnings = append(a.Warnings, m)
+		}
+	})
+	for _, f := range files {
+		rel, err := s.related(ctx, "file:"+f)
+		if err != nil {
+			return err
+		}
+		cs.with(func() {
+			for h, r := range rel {
+				add(h, "path "+f, r, r == 1)
+			}
+		})
+	}
+	for _, e := range ents {
+		rel, err := s.related(ctx, "entity:"+e)
+		if err != nil {
+			return err
+		}
+		cs.with(func() {
+			for h, r := range rel {
+				add(h, "entity "+e[strings.IndexByte(e, '#')+1:], r, r == 1)
+			}
+		})
+	}
+	return nil
+}
+
+// related expands a file or entity node to commits: those that changed it
+// (relationship 1) and, two hops away, those that changed what co-evolves
+// with it or what it replaced (0.5). It walks the graph when one is open,
+// else SQLite's mirror of the same relations.
+func (s *Searcher) related(ctx context.Context, node string) (map[string]float64, error) {
+	out := map[string]float64{}
+	if s.g != nil {
+		hits, err := s.g.Neighbors(ctx, node, []string{"INTRODUCES", "MODIFIES", "DELETES", "REPLACED_BY", "CO_EVOLVES_WITH"}, graph.MaxDepth)
+		if err == nil {
+			for _, h := range hits {
+				if hash, ok := strings.CutPrefix(h.Node, "commit:"); ok {
+					rel := 1.0
+					if h.Depth > 1 {
+						rel = 0.5
+					}
+					out[hash] = max(out[hash], rel)
+				}
+			}
+			return out, nil
+		}
+	}
+	near := []string{node}
+	partners, err := s.strings(ctx, `SELECT CASE WHEN a = ?1 THEN b ELSE a END FROM couplings WHERE a = ?1 OR b = ?1
+		ORDER BY confidence DESC LIMIT 10`, node)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range append(near, partners...) {
+		var hashes []string
+		var err error
+		if p, ok := strings.CutPrefix(n, "file:"); ok {
+			hashes, err = s.strings(ctx, `SELECT c.hash FROM file_changes f JOIN commits c ON c.id = f.commit_id
+				WHERE (f.path = ? OR f.old_path = ?) AND c.is_merge = 0 ORDER BY c.committer_time DESC LIMIT ?`, p, p, perSource)
+		} else {
+			hashes, err = s.strings(ctx, `SELECT c.hash FROM entity_changes x JOIN entities e ON e.id = x.entity_id
+				JOIN commits c ON c.id = x.commit_id WHERE e.key = ? ORDER BY c.committer_time DESC LIMIT ?`,
+				strings.TrimPrefix(n, "entity:"), perSource)
+		}
+		if err != nil {
+			return nil, err
+		}
+		rel := 1.0
+		if i > 0 {
+			rel = 0.5
+		}
+		for _, h := range hashes {
+			out[h] = max(out[h], rel)
+		}
+	}
+	return out, nil
+}
+
+// resolvePaths matches the question's paths to indexed ones: exactly, or
+// by file name when it is unique enough (at most three paths share it).
+func (s *Searcher) resolvePaths(ctx context.Context, paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		p = strings.Trim(p, "/.")
+		found, err := s.strings(ctx, `SELECT DISTINCT path FROM file_changes WHERE path = ?1 OR path LIKE '%/' || ?1
+			ESCAPE '\' LIMIT 4`, strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(p))
+		if err != nil {
+			return nil, err
+		}
+		if len(found) <= 3 {
+			out = append(out, found...)
+		}
+	}
+	return out, nil
+}
+
+// resolveEntities matches the question's identifiers to entities by seed
+// 002's score: FuzzyWeight × name similarity + the rest × shared name
+// parts, accepted from FuzzyThreshold. Every entity with the best name is
+// taken (a method of several types). A miss yields a warning naming the
+// closest entity and its score.
+func (s *Searcher) resolveEntities(ctx context.Context, idents []string) ([]string, []string, error) {
+	var out, misses []string
+	for _, id := range idents {
+		name := id
+		if i := strings.LastIndexAny(name, ".:"); i >= 0 {
+			name = name[i+1:]
+		}
+		if len(name) < 2 {
+			continue
+		}
+		rows, err := s.st.DB.QueryContext(ctx, `SELECT key, name, qualified FROM entities
+			WHERE name LIKE ? ESCAPE '\' LIMIT 2000`, strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(name[:min(len(name), 3)])+"%")
+		if err != nil {
+			return nil, nil, err
+		}
+		type scored struct {
+			key, name string
+			score     float64
+		}
+		var all []scored
+		for rows.Next() {
+			var k, n, q string
+			if err := rows.Scan(&k, &n, &q); err != nil {
+				rows.Close()
+				return nil, nil, err
+			}
+			target := n
+			if name != id { // a qualified question: compare qualified names
+				target = q
+			}
+			all = append(all, scored{k, n, s.matchScore(id, target)})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, nil, err
+		}
+		slices.SortFunc(all, func(a, b scored) int {
+			return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.key, b.key))
+		})
+		if len(all) == 0 || all[0].score < s.opts.FuzzyThreshold {
+			if looksLikeCode(id) {
+				closest := ""
+				if len(all) > 0 {
+					closest = fmt.Sprintf("; closest: %s (%.2f)", all[0].name, all[0].score)
+				}
+				misses = append(misses, fmt.Sprintf("no indexed function or type matches %q%s", id, closest))
+			}
+			continue
+		}
+		for _, e := range all {
+			if e.score < all[0].score || len(out) >= 10 {
+				break
+			}
+			out = append(out, e.key)
+		}
+	}
+	return out, misses, nil
+}
+
+// matchScore is seed 002's weighted sum of a fuzzy score (normalised
+// Levenshtein similarity, case-insensitive) and a keyword score (the share
+// of identifier parts in common).
+func (s *Searcher) matchScore(q, name string) float64 {
+	lq, ln := strings.ToLower(q), strings.ToLower(name)
+	d := levenshtein.ComputeDistance(lq, ln)
+	fuzzy := 1 - float64(d)/float64(max(len(lq), len(ln), 1))
+	qp, np := store.IdentifierParts(q), store.IdentifierParts(name)
+	shared := 0
+	for _, p := range qp {
+		if slices.Contains(np, p) {
+			shared++
+		}
+	}
+	kw := 0.0
+	if n := max(len(qp), len(np)); n > 0 {
+		kw = float64(shared) / float64(n)
+	}
+	return s.opts.FuzzyWeight*fuzzy + (1-s.opts.FuzzyWeight)*kw
+}
+
+func (s *Searcher) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.st.DB.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// details loads what scoring needs of each candidate, and drops rewritten
+// ones unless asked for.
+func (s *Searcher) details(ctx context.Context, cs *candSet) error {
+	if len(cs.m) == 0 {
+		return nil
+	}
+	hashes := make([]any, 0, len(cs.m))
+	for h := range cs.m {
+		hashes = append(hashes, h)
+	}
+	q := `SELECT id, hash, committer_time, classification, labels, author_name, insertions, deletions, rewritten,
+		(SELECT COUNT(*) FROM design_notes n WHERE n.commit_id = commits.id)
+		FROM commits WHERE hash IN (` + strings.Repeat("?,", len(hashes)-1) + `?)`
+	rows, err := s.st.DB.QueryContext(ctx, q, hashes...)
+	if err != nil {
+		return fmt.Errorf("candidates: %w", err)
+	}
+	defer rows.Close()
+	found := map[string]bool{}
+	for rows.Next() {
+		var hash, labels string
+		var c cand
+		if err := rows.Scan(&c.id, &hash, &c.time, &c.class, &labels, &c.author, &c.insertions, &c.deletions,
+			&c.rewritten, &c.notes); err != nil {
+			return err
+		}
+		found[hash] = true
+		x := cs.m[hash]
+		x.id, x.time, x.class, x.author, x.insertions, x.deletions, x.rewritten, x.notes =
+			c.id, c.time, c.class, c.author, c.insertions, c.deletions, c.rewritten, c.notes
+		x.security = strings.Contains(labels, `"security"`)
+	}
+	for h, c := range cs.m {
+		if !found[h] || (c.rewritten && !s.opts.IncludeRewritten) {
+			delete(cs.m, h)
+		}
+	}
+	return rows.Err()
+}
+
+// importance of a commit by its change type, in [0, 1].
+var importance = map[string]float64{
+	"security": 1, "bugfix": 0.8, "revert": 0.6, "performance": 0.7, "feature": 0.7, "refactor": 0.5,
+	"configuration": 0.4, "dependency": 0.3, "test": 0.3, "documentation": 0.3, "cleanup": 0.2, "merge": 0.1,
+}
+
+// rank scores the candidates and orders them: score descending, then
+// newest first, then hash (seed 001's deterministic tie-break).
+func (s *Searcher) rank(cs *candSet, intent, raw string) []Item {
+	w := s.opts.Weights
+	now := s.opts.Now().Unix()
+	lower := strings.ToLower(raw)
+	var out []Item
+	times := map[string]int64{}
+	for _, c := range cs.m {
+		rel := c.bm25
+		switch {
+		case c.vec > 0 && c.bm25 > 0:
+			rel = (1-w.Vector)*c.bm25 + w.Vector*c.vec
+		case c.vec > 0:
+			rel = w.Vector * c.vec
+		}
+		if rel == 0 && c.relation == 0 {
+			continue
+		}
+		age := float64(now-c.time) / 86400
+		recency := math.Exp(-math.Max(age, 0) / 365)
+		imp := importance[c.class]
+		switch {
+		case intent == IntentDebug && (c.class == "bugfix" || c.class == "revert"):
+			imp = math.Min(1, imp+0.3)
+		case intent == IntentExplain && c.notes > 0:
+			imp = math.Min(1, imp+0.3)
+		}
+		author := 0.0
+		if c.author != "" && strings.Contains(lower, strings.ToLower(c.author)) {
+			author = 1
+		}
+		bonus := 0.0
+		if c.direct {
+			bonus += 5
+		}
+		switch {
+		case age <= 1:
+			bonus += 2
+		case age <= 7:
+			bonus++
+		}
+		if c.security || (intent == IntentExplain && c.notes > 0) {
+			bonus += 2 // seed 001's constraint/risk tag: a security change, or stated rationale for a why
+		}
+		comp := map[string]float64{
+			"bm25": c.bm25, "vector": c.vec,
+			"relevance": w.Relevance * rel, "recency": w.Recency * recency, "importance": w.Importance * imp,
+			"relationship": w.Relationship * c.relation, "author": w.Author * author, "bonus": w.Bonus * bonus,
+		}
+		score := comp["relevance"] + comp["recency"] + comp["importance"] + comp["relationship"] + comp["author"] + comp["bonus"]
+		slices.Sort(c.why)
+		out = append(out, Item{Commit: c.hash, Score: math.Round(score*1e4) / 1e4, Components: comp, Why: slices.Compact(c.why)})
+		times[c.hash] = c.time
+	}
+	slices.SortFunc(out, func(a, b Item) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(times[b.Commit], times[a.Commit]), cmp.Compare(a.Commit, b.Commit))
+	})
+	return out
+}
+
+// broad reports a query too broad to answer well: one short word or none,
+// no names, and a long list of results with nearly equal scores.
+func broad(terms []string, rf refs, items []Item) bool {
+	if len(terms) > 1 || len(rf.shas)+len(rf.paths)+len(rf.idents) > 0 || len(items) < 20 {
+		return false
+	}
+	return items[0].Score-items[min(len(items), 10)-1].Score < 0.05
+}
+
+// suggest proposes words for a query that matched nothing: the indexed
+// entity names closest to its terms.
+func (s *Searcher) suggest(ctx context.Context, terms []string) []string {
+	var out []string
+	for _, t := range terms {
+		if len(t) < 3 {
+			continue
+		}
+		names, err := s.strings(ctx, `SELECT DISTINCT name FROM entities WHERE name LIKE ? LIMIT 200`, t[:3]+"%")
+		if err != nil {
+			return out
+		}
+		best, bestD := "", 1<<30
+		for _, n := range names {
+			if d := levenshtein.ComputeDistance(t, strings.ToLower(n)); d < bestD {
+				best, bestD = n, d
+			}
+		}
+		if best != "" && bestD <= max(2, len(t)/3) {
+			out = append(out, best)
+		}
+	}
+	return out
+}
+
+// suggestFrom proposes narrowing words: the most frequent subject words of
+// the top results that the query does not have yet.
+func (s *Searcher) suggestFrom(ctx context.Context, items []Item, terms []string) []string {
+	count := map[string]int{}
+	for _, it := range items[:min(len(items), 20)] {
+		var subject string
+		if err := s.st.DB.QueryRowContext(ctx, `SELECT subject FROM commits WHERE hash = ?`, it.Commit).Scan(&subject); err != nil {
+			continue
+		}
+		for _, w := range Normalize(subject) {
+			if len(w) > 3 && !slices.Contains(terms, w) {
+				count[w]++
+			}
+		}
+	}
+	words := make([]string, 0, len(count))
+	for w := range count {
+		words = append(words, w)
+	}
+	slices.SortFunc(words, func(a, b string) int { return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b)) })
+	return words[:min(len(words), 4)]
+}
+
+// label marks stale results (older than StaleDays, with files changed
+// since) and files that no longer exist at the head (their last change
+// deleted them or renamed them away).
+func (s *Searcher) label(ctx context.Context, a *Answer) error {
+	cutoff := s.opts.Now().AddDate(0, 0, -s.opts.StaleDays).Unix()
+	for i := range a.Items {
+		it := &a.Items[i]
+		rows, err := s.st.DB.QueryContext(ctx, `SELECT f.path, c.committer_time,
+			(SELECT COUNT(*) FROM file_changes g JOIN commits d ON d.id = g.commit_id
+				WHERE g.path = f.path AND d.committer_time > c.committer_time AND d.rewritten = 0),
+			(SELECT g.status FROM file_changes g JOIN commits d ON d.id = g.commit_id
+				WHERE (g.path = f.path OR g.old_path = f.path) AND d.rewritten = 0
+				ORDER BY d.committer_time DESC, d.id DESC LIMIT 1),
+			(SELECT g.path FROM file_changes g JOIN commits d ON d.id = g.commit_id
+				WHERE (g.path = f.path OR g.old_path = f.path) AND d.rewritten = 0
+				ORDER BY d.committer_time DESC, d.id DESC LIMIT 1)
+			FROM file_changes f JOIN commits c ON c.id = f.commit_id WHERE c.hash = ? LIMIT 20`, it.Commit)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var path, status, last string
+			var t int64
+			var later int
+			var st, lp sql.NullString
+			if err := rows.Scan(&path, &t, &later, &st, &lp); err != nil {
+				rows.Close()
+				return err
+			}
+			status, last = st.String, lp.String
+			if t < cutoff && later > 0 {
+				it.Stale = true
+			}
+			if status == "deleted" || (status == "renamed" && last != path) {
+				it.Gone = append(it.Gone, path)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clarify is seed 001's clarify suggestion: when critical information is
+// missing (the question named no file or function, or nothing matched)
+// and the intent is not explain.
+func clarify(a *Answer) string {
+	if a.Intent == IntentExplain {
+		return ""
+	}
+	missing := len(a.Entities)+len(a.Files) == 0 && a.Intent != IntentResearch
+	if !a.NoMatch && !missing {
+		return ""
+	}
+	return "name the file, function or error message this is about (e.g. \"why does parseConfig in config/load.go retry?\")"
+}

@@ -1,0 +1,76 @@
+package retrieve
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/viper"
+)
+
+// ErrBadSearchConfig: the [search] section of the configuration file has
+// an unknown key or a value out of range.
+var ErrBadSearchConfig = errors.New("bad [search] configuration")
+
+// LoadSearchConfig reads the [search] section of the TOML file at path over
+// the defaults:
+//
+//	[search]
+//	relevance = 0.8       # seed 003's w1..w5 (see DefaultWeights)
+//	recency = 0.05
+//	importance = 0.05
+//	relationship = 0.15
+//	author = 0.05
+//	bonus = 0.05          # scale of seed 001's additive points
+//	vector = 0.2          # vector share of relevance in hybrid mode
+//	fuzzy_threshold = 0.4 # seed 002
+//	fuzzy_weight = 0.7
+//	stale_days = 90
+//	limit = 5
+//
+// A missing file is the defaults; an unknown key or a negative value is an
+// error, so that a typo does not silently change nothing.
+func LoadSearchConfig(path string) (SearchOptions, error) {
+	o := SearchOptions{Weights: DefaultWeights()}.withDefaults()
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return o, nil
+	}
+	v := viper.New()
+	v.SetConfigFile(path)
+	v.SetConfigType("toml")
+	if err := v.ReadInConfig(); err != nil {
+		return o, fmt.Errorf("%w: read %s: %v", ErrBadSearchConfig, path, err)
+	}
+	w := &o.Weights
+	floats := map[string]*float64{"relevance": &w.Relevance, "recency": &w.Recency, "importance": &w.Importance,
+		"relationship": &w.Relationship, "author": &w.Author, "bonus": &w.Bonus, "vector": &w.Vector,
+		"fuzzy_threshold": &o.FuzzyThreshold, "fuzzy_weight": &o.FuzzyWeight}
+	ints := map[string]*int{"stale_days": &o.StaleDays, "limit": &o.Limit}
+	for _, key := range v.AllKeys() {
+		section, name, _ := strings.Cut(key, ".")
+		if section != "search" {
+			continue
+		}
+		val := v.GetString(key)
+		if f, ok := floats[name]; ok {
+			x, err := strconv.ParseFloat(val, 64)
+			if err != nil || x < 0 {
+				return o, fmt.Errorf("%w: %s: %s must be a number ≥ 0, not %q", ErrBadSearchConfig, path, key, val)
+			}
+			*f = x
+			continue
+		}
+		if n, ok := ints[name]; ok {
+			x, err := strconv.Atoi(val)
+			if err != nil || x < 1 {
+				return o, fmt.Errorf("%w: %s: %s must be a whole number ≥ 1, not %q", ErrBadSearchConfig, path, key, val)
+			}
+			*n = x
+			continue
+		}
+		return o, fmt.Errorf("%w: %s: unknown key %s", ErrBadSearchConfig, path, key)
+	}
+	return o, nil
+}

@@ -1,0 +1,62 @@
+package retrieve
+
+// The types that flow between the hybrid search (search.go), the keyword
+// index (keyword.go) and the Context Pack builder (pack.go).
+
+// Mode is how a query was answered (seed 004): the best mode the stores
+// allow, degraded automatically when a store is missing.
+type Mode string
+
+// Search modes, best first.
+const (
+	ModeHybrid  Mode = "hybrid"  // BM25 + vectors + graph expansion
+	ModeVector  Mode = "vector"  // vectors only
+	ModeKeyword Mode = "keyword" // BM25 only
+	ModeBasic   Mode = "basic"   // token overlap on subjects, no index
+)
+
+// KeywordHit is a commit found by the keyword index.
+type KeywordHit struct {
+	ID     int64   // commits.id
+	Commit string  // full hash
+	BM25   float64 // SQLite's bm25(): lower (more negative) is better
+	// Score is the hit's relevance normalised to (0, 1] within its result
+	// list: the best hit has 1.
+	Score float64
+}
+
+// Item is one ranked commit of a query, with the evidence for it. (The
+// lookup fast path has its own Result type.)
+type Item struct {
+	Commit string  `json:"commit"`
+	Score  float64 `json:"score"`
+	// Components are the parts of the score (bm25, vector, recency,
+	// importance, relationship, author, and seed 001's additive bonuses),
+	// shown by --debug.
+	Components map[string]float64 `json:"components,omitempty"`
+	// Why says what matched: "keyword", "vector", "entity Foo", "path a/b",
+	// "issue #12", "sha".
+	Why []string `json:"why,omitempty"`
+	// Stale marks a result older than the stale threshold; Gone lists its
+	// files that no longer exist at the head.
+	Stale bool     `json:"stale,omitempty"`
+	Gone  []string `json:"gone,omitempty"`
+}
+
+// PackInput is what the search hands the Context Pack builder.
+type PackInput struct {
+	Query      string
+	Repository string
+	Intent     string
+	Mode       Mode
+	Degraded   bool // the mode is below hybrid because a store is missing
+	Warnings   []string
+	Items      []Item // ranked, best first
+	// Entities and Files are the entity keys ("path#qualified") and paths
+	// the query named, resolved against the store.
+	Entities []string
+	Files    []string
+	// Clarify is seed 001's clarify suggestion, when critical information
+	// is missing.
+	Clarify string
+}

@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/gitmemory/gitmemory/model"
+)
+
+// SearchText returns text followed by the parts of its compound
+// identifiers, lower-cased: "parseConfigFile" adds "parse config file",
+// "HTTPServer2" adds "http server 2", "snake_case" adds "snake case". The
+// keyword index stores and queries this form, so a word of a name finds it
+// and the whole name still matches exactly.
+func SearchText(text string) string {
+	var parts []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isIdentRune(r) }) {
+		if ps := IdentifierParts(w); len(ps) > 1 {
+			parts = append(parts, ps...)
+		}
+	}
+	if len(parts) == 0 {
+		return text
+	}
+	return text + "\n" + strings.Join(parts, " ")
+}
+
+func isIdentRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// IdentifierParts splits an identifier at underscores, lower-to-upper case
+// changes, the end of an acronym (HTTPServer: HTTP, Server) and letter-digit
+// boundaries, lower-cased. A plain word is one part.
+func IdentifierParts(w string) []string {
+	rs := []rune(w)
+	var out []string
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			out = append(out, strings.ToLower(string(rs[start:end])))
+		}
+		start = end
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == '_':
+			flush(i)
+			start = i + 1
+		case i > start && unicode.IsUpper(r) && unicode.IsLower(rs[i-1]):
+			flush(i)
+		case i > start && unicode.IsUpper(r) && unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+			flush(i)
+		case i > start && unicode.IsDigit(r) != unicode.IsDigit(rs[i-1]):
+			flush(i)
+		}
+	}
+	flush(len(rs))
+	return out
+}
+
+// searchRow is the keyword index's text for one commit.
+func searchRow(u *model.Understood) [6]string {
+	c := u.Commit
+	subject, body, _ := strings.Cut(c.Message, "\n")
+	var notes, paths, ents []string
+	for _, n := range u.Notes {
+		notes = append(notes, n.Text)
+	}
+	for _, fc := range c.Changes {
+		paths = append(paths, fc.Path)
+		if fc.OldPath != "" {
+			paths = append(paths, fc.OldPath)
+		}
+	}
+	for _, e := range u.Entities {
+		ents = append(ents, e.Qualified)
+	}
+	ents = append(ents, diffIdentifiers(c)...)
+	for _, r := range c.IssueRefs {
+		body += "\n" + r.Key
+	}
+	return [6]string{SearchText(subject), SearchText(body), SearchText(u.Summary), SearchText(strings.Join(notes, "\n")),
+		SearchText(strings.Join(paths, " ")), SearchText(strings.Join(ents, " "))}
+}
+
+// indexSearch writes a commit's row of the keyword index.
+func (w *Writer) indexSearch(ctx context.Context, id int64, u *model.Understood) error {
+	r := searchRow(u)
+	if _, err := w.stmts["search"].ExecContext(ctx, id, r[0], r[1], r[2], r[3], r[4], r[5]); err != nil {
+		return fmt.Errorf("index %s for search: %w", u.Hash, err)
+	}
+	return nil
+}
+
+// IndexSearchBackfill adds the commits stored before the keyword index
+// existed to it, and reports how many it added.
+func (s *Store) IndexSearchBackfill(ctx context.Context) (int, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT hash FROM commits WHERE id NOT IN (SELECT rowid FROM search)`)
+	if err != nil {
+		return 0, err
+	}
+	var hashes []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		hashes = append(hashes, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(hashes) == 0 {
+		return 0, err
+	}
+	for _, h := range hashes {
+		u, info, err := s.GetUnderstood(ctx, h)
+		if err != nil {
+			return 0, err
+		}
+		r := searchRow(u)
+		if _, err := s.DB.ExecContext(ctx, `INSERT OR REPLACE INTO search(rowid, subject, body, summary, notes, paths, entities)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, info.ID, r[0], r[1], r[2], r[3], r[4], r[5]); err != nil {
+			return 0, err
+		}
+	}
+	return len(hashes), nil
+}
+
+// maxDiffIdents bounds the identifiers a commit's diff adds to its row.
+const maxDiffIdents = 300
+
+// diffIdentifiers are the compound identifiers (camelCase, snake_case) on
+// the lines a commit added or removed: the names of variables, fields,
+// flags and constants, which entity extraction does not record, so that
+// "EnablePrefixMatching" finds the commit that introduced it.
+func diffIdentifiers(c *model.Commit) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, fc := range c.Changes {
+		for _, h := range fc.Hunks {
+			for line := range strings.Lines(h.Text) {
+				if line == "" || (line[0] != '+' && line[0] != '-') {
+					continue
+				}
+				for _, w := range strings.FieldsFunc(line[1:], func(r rune) bool { return !isIdentRune(r) }) {
+					if len(w) < 4 || seen[w] || len(IdentifierParts(w)) < 2 {
+						continue
+					}
+					seen[w] = true
+					out = append(out, w)
+					if len(out) == maxDiffIdents {
+						return out
+					}
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,47 @@
+package store
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestIdentifierParts(t *testing.T) {
+	for in, want := range map[string][]string{
+		"parseConfigFile": {"parse", "config", "file"},
+		"HTTPServer2":     {"http", "server", "2"},
+		"snake_case_name": {"snake", "case", "name"},
+		"XMLHttpRequest":  {"xml", "http", "request"},
+		"plain":           {"plain"},
+		"ExecuteC":        {"execute", "c"},
+		"__init__":        {"init"},
+		"парсерКонфига":   {"парсер", "конфига"},
+	} {
+		if got := IdentifierParts(in); !slices.Equal(got, want) {
+			t.Errorf("IdentifierParts(%q) = %q, want %q", in, got, want)
+		}
+	}
+	got := SearchText("fix parseConfigFile in os.Args")
+	if !strings.HasPrefix(got, "fix parseConfigFile in os.Args\n") || !strings.HasSuffix(got, "parse config file") {
+		t.Errorf("SearchText = %q", got)
+	}
+	if got := SearchText("nothing to split here"); got != "nothing to split here" {
+		t.Errorf("SearchText of plain words = %q", got)
+	}
+}
+
+func FuzzIdentifierParts(f *testing.F) {
+	for _, s := range []string{"parseConfigFile", "HTTPServer2", "a_b", "", "ÄÖÜ", "x\x00y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range IdentifierParts(s) {
+			if p == "" || strings.Contains(p, "_") {
+				t.Fatalf("IdentifierParts(%q) has part %q", s, p)
+			}
+		}
+		if got := SearchText(s); !strings.HasPrefix(got, s) {
+			t.Fatalf("SearchText(%q) = %q loses the text", s, got)
+		}
+	})
+}
