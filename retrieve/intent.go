@@ -1,6 +1,9 @@
 package retrieve
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // Intents of seed 001. auto picks one from the question's markers.
 const (
@@ -36,12 +39,15 @@ var intentOrder = []string{IntentDebug, IntentExplain, IntentResearch, IntentPla
 // ClassifyIntent is the auto classifier: the intent with the most markers in
 // the question, research when none.
 func ClassifyIntent(q string) string {
-	q = " " + strings.ToLower(q) + " "
+	// Markers match at the start of a word: "fix" is not in "prefix".
+	q = " " + strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ") + " "
 	best, bestN := IntentResearch, 0
 	for _, in := range intentOrder {
 		n := 0
 		for _, m := range intentMarkers[in] {
-			if strings.Contains(q, m) {
+			if strings.Contains(q, " "+m) {
 				n++
 			}
 		}

@@ -108,7 +108,16 @@ var codeExt = setOf(`.go .py .js .ts .tsx .jsx .rs .java .c .h .cc .cpp .hpp .rb
 // looksLikeCode tells an identifier from a word: mixed case inside
 // (parseConfig, ExecuteC), an underscore, or a dot between names.
 func looksLikeCode(w string) bool {
-	if strings.ContainsAny(w, "_.:") {
+	if strings.ContainsAny(w, ".:") {
+		// a.b is code when a part is a name, not an abbreviation (e.g, i.e)
+		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == '.' || r == ':' }) {
+			if len(p) >= 3 {
+				return true
+			}
+		}
+		return false
+	}
+	if strings.Contains(w, "_") {
 		return true
 	}
 	for i, r := range w {

@@ -1,0 +1,170 @@
+package retrieve
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gitmemory/gitmemory/indexer"
+	"github.com/gitmemory/gitmemory/internal/gittest"
+	"github.com/gitmemory/gitmemory/vectors"
+)
+
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"Why did the Parser crash, on UTF-8 input?!": "parser crash utf 8 input",
+		"  почему   упал  парсер? ":                  "упал парсер",
+		"fix: os.Args": "fix os args",
+		"the a of":     "",
+	} {
+		if got := strings.Join(Normalize(in), " "); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestClassifyIntent(t *testing.T) {
+	for q, want := range map[string]string{
+		"why is prefix matching off by default":  IntentExplain,
+		"почему отключён prefix matching":        IntentExplain,
+		"the parser crashes on empty input":      IntentDebug,
+		"парсер падает на пустом вводе":          IntentDebug,
+		"when was context support introduced":    IntentResearch,
+		"когда добавили поддержку context":       IntentResearch,
+		"how should we design the plugin loader": IntentPlan,
+		"implement retries in the upload client": IntentExecute,
+		"flags":                                  IntentResearch,
+	} {
+		if got := ClassifyIntent(q); got != want {
+			t.Errorf("ClassifyIntent(%q) = %s, want %s", q, got, want)
+		}
+	}
+}
+
+func TestExtractRefs(t *testing.T) {
+	r := extractRefs("why did stripFlags in command.go and os.Args change in 3f60599, e.g. for args?")
+	if !slices.Equal(r.idents, []string{"stripFlags", "os.Args"}) || !slices.Equal(r.paths, []string{"command.go"}) ||
+		!slices.Equal(r.shas, []string{"3f60599"}) {
+		t.Errorf("refs = %+v", r)
+	}
+}
+
+// searchRepo is a small history with a function renamed, a bug fixed with
+// its rationale, and unrelated noise.
+func searchRepo(t *testing.T) (*gittest.Repo, map[string]string) {
+	g := gittest.New(t)
+	c := map[string]string{}
+	g.Write("upload/client.go", "package upload\n\nfunc sendChunk(b []byte) error {\n\treturn nil\n}\n")
+	c["add"] = g.Commit("Add the upload client")
+	g.Write("upload/client.go", "package upload\n\nfunc sendChunk(b []byte) error {\n\tretryBudget := 3\n\t_ = retryBudget\n\treturn nil\n}\n")
+	c["retry"] = g.Commit("Retry chunk uploads because flaky proxies drop connections (fixes #41)")
+	g.Write("docs/readme.md", "# docs\n")
+	c["docs"] = g.Commit("Document the command line")
+	g.Write("cli/flags.go", "package cli\n\nfunc parseFlags() {}\n")
+	c["flags"] = g.Commit("Parse flags before running commands")
+	return g, c
+}
+
+func newSearcher(t *testing.T, g *gittest.Repo, vec bool) *Searcher {
+	st := openStore(t, "")
+	opts := indexer.Options{}
+	var ix *vectors.Index
+	if vec {
+		var err error
+		if ix, err = vectors.Open(t.TempDir(), vectors.NewLocal(0), nil); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		opts.Vectors = ix
+	}
+	s, err := indexer.New(g.Dir, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return NewSearcher(st, ix, nil, SearchOptions{Now: func() time.Time { return gittest.Epoch.AddDate(0, 0, 1) }})
+}
+
+func TestSearch(t *testing.T) {
+	g, c := searchRepo(t)
+	s := newSearcher(t, g, true)
+	ctx := context.Background()
+	ask := func(q string, mode Mode) *Answer {
+		t.Helper()
+		a, err := s.Search(ctx, Request{Query: q, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a := ask("why do uploads retry?", "")
+	if a.Mode != ModeHybrid || a.Degraded || len(a.Items) == 0 || a.Items[0].Commit != c["retry"] || a.Intent != IntentExplain {
+		t.Fatalf("answer %+v, want hybrid with %s first", a, c["retry"])
+	}
+	// A function named in the question: the entity is resolved fuzzily
+	// (a typo) and the commits that changed it come first.
+	a = ask("how did sendChnk evolve", "")
+	if !slices.Contains(a.Entities, "upload/client.go#upload.sendChunk") || a.Items[0].Commit != c["retry"] && a.Items[0].Commit != c["add"] {
+		t.Errorf("entity question: entities %v, items %+v", a.Entities, a.Items)
+	}
+	// A name that matches nothing says so, with the closest.
+	a = ask("why does zzTopHandler panic", "")
+	if !slices.ContainsFunc(a.Warnings, func(w string) bool { return strings.Contains(w, `"zzTopHandler"`) }) {
+		t.Errorf("warnings %q lack the unmatched name", a.Warnings)
+	}
+	// An issue reference is a direct match.
+	a = ask("what fixed #41", "")
+	if len(a.Items) == 0 || a.Items[0].Commit != c["retry"] || !slices.Contains(a.Items[0].Why, "issue #41") {
+		t.Errorf("issue question: %+v", a.Items)
+	}
+	// No match is said plainly.
+	a = ask("kubernetes helm charts", "")
+	if !a.NoMatch || len(a.Items) != 0 || !slices.Contains(a.Warnings, "no matching commits found") {
+		t.Errorf("no-match answer: %+v", a)
+	}
+	// Every mode answers, and says which it is.
+	for _, m := range []Mode{ModeHybrid, ModeVector, ModeKeyword, ModeBasic} {
+		if a := ask("retry uploads", m); a.Mode != m || len(a.Items) == 0 || a.Items[0].Commit != c["retry"] {
+			t.Errorf("mode %s: %+v", m, a)
+		}
+	}
+	if _, err := s.Search(ctx, Request{Query: "  "}); !errors.Is(err, ErrEmptyQuery) {
+		t.Errorf("empty query: %v", err)
+	}
+	if _, err := s.Search(ctx, Request{Query: "x", Mode: "fast"}); err == nil {
+		t.Error("unknown mode accepted")
+	}
+	// Deterministic: the same question twice gives the same answer.
+	a1, a2 := ask("parse flags commands", ""), ask("parse flags commands", "")
+	if len(a1.Items) != len(a2.Items) || a1.Items[0].Commit != a2.Items[0].Commit {
+		t.Errorf("two runs differ: %v / %v", a1.Items, a2.Items)
+	}
+}
+
+func TestSearchDegradesWithoutVectors(t *testing.T) {
+	g, c := searchRepo(t)
+	s := newSearcher(t, g, false)
+	a, err := s.Search(context.Background(), Request{Query: "retry uploads"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Mode != ModeKeyword || !a.Degraded || len(a.Warnings) == 0 || a.Items[0].Commit != c["retry"] {
+		t.Errorf("answer %+v: want a degraded keyword answer with a warning", a)
+	}
+	a, err = s.Search(context.Background(), Request{Query: "retry uploads", Mode: ModeVector})
+	if err != nil || a.Mode != ModeKeyword || !a.Degraded {
+		t.Errorf("vector mode without vectors: %+v %v", a, err)
+	}
+	if _, err := s.st.DB.Exec(`UPDATE commits SET rewritten = 1 WHERE hash = ?`, c["retry"]); err != nil {
+		t.Fatal(err)
+	}
+	a, err = s.Search(context.Background(), Request{Query: "retry uploads"})
+	if err != nil || slices.ContainsFunc(a.Items, func(it Item) bool { return it.Commit == c["retry"] }) {
+		t.Errorf("rewritten commit answered: %+v %v", a, err)
+	}
+}
