@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/understand/entity"
 )
@@ -29,6 +31,10 @@ func (ce *commitEntities) add(e entity.Entity, path, lang, action string) *model
 // the new path as introduced (or modified, when its lines changed),
 // replacing the one under the old path, which is recorded as deleted. A
 // copy introduces its entities.
+//
+// A file that keeps its path goes through Parser.Changes, which reparses
+// only what the hunks touched when the parser saw the old version (the
+// entity stage sends each path to the same parser, in commit order).
 func (ce *commitEntities) file(ctx context.Context, p *entity.Parser, fc *model.FileChange, old, new []byte) error {
 	if !entity.Supported(fc.Language) {
 		return nil
@@ -42,6 +48,17 @@ func (ce *commitEntities) file(ctx context.Context, p *entity.Parser, fc *model.
 	}
 	if fc.Status == model.Deleted {
 		new = nil
+	}
+	if oldPath == fc.Path {
+		chs, err := p.Changes(ctx, fc.Language, entity.Version{Path: oldPath, Hash: blobKey(old, fc.OldBlob), Src: old},
+			entity.Version{Path: fc.Path, Hash: blobKey(new, fc.NewBlob), Src: new}, fc.Hunks)
+		if err != nil {
+			return skippable(err)
+		}
+		for _, ch := range chs {
+			ce.add(ch.Entity, fc.Path, fc.Language, string(ch.Action))
+		}
+		return nil
 	}
 	var olds, news []entity.Entity
 	var err error
@@ -63,10 +80,19 @@ func (ce *commitEntities) file(ctx context.Context, p *entity.Parser, fc *model.
 		}
 		ce.add(ch.Entity, path, fc.Language, string(ch.Action))
 	}
-	if oldPath != fc.Path && fc.Status == model.Renamed {
+	if fc.Status == model.Renamed {
 		ce.moved(olds, news, first, oldPath, fc)
 	}
 	return nil
+}
+
+// blobKey is the cache key of a version: its blob hash, none for a side
+// that does not exist.
+func blobKey(src []byte, hash string) string {
+	if src == nil {
+		return ""
+	}
+	return hash
 }
 
 // moved links the entities a file rename carried to their old keys: a
@@ -148,4 +174,69 @@ func skippable(err error) error {
 		return nil
 	}
 	return err
+}
+
+// fileSrc is one file change with its contents, kept for the entity stage.
+type fileSrc struct {
+	fc       *model.FileChange
+	old, new []byte
+}
+
+// entityStage finds the entities the batch's commits changed. Files are
+// partitioned by path over the parsers, and each parser takes its files in
+// commit order (the queue's order, parents first), so that a file's next
+// version meets the parse of its previous one. A file whose entities
+// cannot be found stays tracked at file level.
+func (s *Syncer) entityStage(ctx context.Context, batch []outcome) {
+	parts := len(s.parserSet)
+	results := make([][]commitEntities, len(batch))
+	for i := range batch {
+		results[i] = make([]commitEntities, len(batch[i].files))
+	}
+	var g errgroup.Group
+	for part, p := range s.parserSet {
+		g.Go(func() error {
+			for i := range batch {
+				for k, f := range batch[i].files {
+					if int(pathHash(f.fc.Path)%uint32(parts)) != part || ctx.Err() != nil {
+						continue
+					}
+					func() {
+						defer func() { recover() }() // a parser panic loses one file's entities, not the sync
+						results[i][k].file(ctx, p, f.fc, f.old, f.new)
+					}()
+				}
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	for i := range batch {
+		o := &batch[i]
+		o.files = nil
+		if o.err != nil {
+			continue
+		}
+		var ce commitEntities
+		for _, r := range results[i] {
+			ce.changes = append(ce.changes, r.changes...)
+			ce.bodies = append(ce.bodies, r.bodies...)
+		}
+		ce.linkRenames()
+		for j := range ce.changes {
+			var found []string
+			ce.changes[j].Signature, found = s.scanner.Redact(ce.changes[j].Signature)
+			o.commit.Redactions += len(found)
+		}
+		o.commit.Entities = ce.changes
+	}
+}
+
+// pathHash spreads paths over the entity parsers (FNV-1a).
+func pathHash(p string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(p); i++ {
+		h = (h ^ uint32(p[i])) * 16777619
+	}
+	return h
 }

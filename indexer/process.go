@@ -22,6 +22,9 @@ type outcome struct {
 	item   queue.Item
 	commit *model.Understood
 	err    error
+	// files are the changed files in languages with an entity grammar,
+	// with their contents, until the entity stage has used them.
+	files []fileSrc
 }
 
 // process drains the ready part of the queue. Extraction of the next batch
@@ -40,13 +43,13 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 	if _, err := s.secretScanner(); err != nil {
 		return err
 	}
-	s.parsers = make(chan *entity.Parser, s.opts.Workers)
-	for range s.opts.Workers {
-		s.parsers <- entity.NewParser()
+	s.parserSet = make([]*entity.Parser, s.opts.Workers)
+	for i := range s.parserSet {
+		s.parserSet[i] = entity.NewParser()
 	}
 	defer func() {
-		for range s.opts.Workers {
-			(<-s.parsers).Close()
+		for _, p := range s.parserSet {
+			p.Close()
 		}
 	}()
 	total := counts.Pending + counts.Failed
@@ -62,13 +65,28 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 			return nil
 		}
 		total = max(total, done+len(items))
+		extracted := make(chan []outcome, 1)
 		batches := make(chan []outcome, 1)
 		written := make(chan []outcome, 1)
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
-			defer close(batches)
+			defer close(extracted)
 			for lo := 0; lo < len(items); lo += s.opts.BatchSize {
 				b := s.extractBatch(gctx, repo, items[lo:min(lo+s.opts.BatchSize, len(items))])
+				select {
+				case extracted <- b:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			return nil
+		})
+		// Entities are a stage of their own, partitioned by path rather
+		// than by commit, overlapping the next batch's extraction.
+		g.Go(func() error {
+			defer close(batches)
+			for b := range extracted {
+				s.entityStage(gctx, b)
 				s.summarize(gctx, b, res)
 				select {
 				case batches <- b:
@@ -135,10 +153,8 @@ func (s *Syncer) extractBatch(ctx context.Context, repo *extract.Repo, items []q
 	var g errgroup.Group
 	for range s.opts.Workers {
 		g.Go(func() error {
-			p := <-s.parsers
-			defer func() { s.parsers <- p }()
 			for i := range work {
-				out[i] = s.complete(ctx, p, out[i].item, loaded[i])
+				out[i] = s.complete(out[i].item, loaded[i])
 			}
 			return nil
 		})
@@ -170,33 +186,26 @@ func load(repo *extract.Repo, hash string) (l *extract.Loaded, err error) {
 	return repo.Load(hash)
 }
 
-// complete diffs a loaded commit, finds the entities it changed, redacts
-// secrets and understands it. A file whose entities cannot be found stays
-// tracked at file level; only a cancelled context fails the commit.
-func (s *Syncer) complete(ctx context.Context, p *entity.Parser, it queue.Item, l *extract.Loaded) (o outcome) {
+// complete diffs a loaded commit, keeps the sources the entity stage needs,
+// redacts secrets and understands it.
+func (s *Syncer) complete(it queue.Item, l *extract.Loaded) (o outcome) {
 	o.item = it
 	defer func() {
 		if r := recover(); r != nil {
-			o.commit, o.err = nil, fmt.Errorf("diff panicked: %v", r)
+			o.commit, o.err, o.files = nil, fmt.Errorf("diff panicked: %v", r), nil
 		}
 	}()
-	var ce commitEntities
 	var visit func(fc *model.FileChange, old, new []byte)
 	if !l.IsMerge() { // a merge's changes belong to the commits it merges
 		visit = func(fc *model.FileChange, old, new []byte) {
-			if err := ce.file(ctx, p, fc, old, new); err != nil && ctx.Err() != nil {
-				o.err = ctx.Err()
+			if entity.Supported(fc.Language) {
+				o.files = append(o.files, fileSrc{fc, old, new})
 			}
 		}
 	}
 	c := l.FinishWith(visit)
-	if o.err != nil {
-		return o
-	}
-	ce.linkRenames()
-	s.redact(c, ce.changes)
+	s.redact(c)
 	o.commit = understandCommit(c)
-	o.commit.Entities = ce.changes
 	return o
 }
 
@@ -208,14 +217,11 @@ func understandCommit(c *model.Commit) *model.Understood {
 		Summary: understand.Summarize(c, cl), Notes: understand.DesignNotes(c)}
 }
 
-// redact removes secrets from everything of a commit that will be stored,
-// entity signatures included (a default argument can hold a key).
-func (s *Syncer) redact(c *model.Commit, ents []model.EntityChange) {
+// redact removes secrets from everything of a commit that will be stored.
+// (The entity stage redacts entity signatures: a default argument can hold
+// a key.)
+func (s *Syncer) redact(c *model.Commit) {
 	var found []string
-	for i := range ents {
-		ents[i].Signature, found = s.scanner.Redact(ents[i].Signature)
-		c.Redactions += len(found)
-	}
 	c.Message, found = s.scanner.Redact(c.Message)
 	c.Redactions += len(found)
 	if c.RawMessage != nil {

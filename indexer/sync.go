@@ -27,9 +27,10 @@ type Syncer struct {
 	scannerReady chan struct{}
 	scanner      *secrets.Scanner
 	scannerErr   error
-	// parsers holds one entity parser per worker while the queue is
-	// processed; each keeps its grammars and cache from batch to batch.
-	parsers chan *entity.Parser
+	// parserSet holds one entity parser per worker while the queue is
+	// processed; each keeps its grammars and caches from batch to batch,
+	// and always gets the same paths (see entityStage).
+	parserSet []*entity.Parser
 }
 
 // New prepares a sync of the repository at path into st.

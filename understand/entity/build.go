@@ -243,19 +243,33 @@ func endLine(n *sitter.Node) int {
 
 // resolve nests the items, names them and returns the entities in order.
 func resolve(l *language, items []item) []Entity {
+	items = sortItems(items)
+	return nest(l, items, packagePrefix(items))
+}
+
+// sortItems sorts items by start, then by end descending, and drops
+// duplicates.
+func sortItems(items []item) []item {
 	slices.SortStableFunc(items, func(a, b item) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(b.end, a.end))
 	})
-	items = slices.CompactFunc(items, func(a, b item) bool {
+	return slices.CompactFunc(items, func(a, b item) bool {
 		return a.start == b.start && a.end == b.end && a.capture == b.capture
 	})
-	var prefix []string
+}
+
+// packagePrefix returns the qualifiers of the first package item.
+func packagePrefix(items []item) []string {
 	for _, it := range items {
 		if it.role == rolePackage {
-			prefix = append(append(prefix, it.quals...), it.name)
-			break
+			return append(slices.Clip(it.quals), it.name)
 		}
 	}
+	return nil
+}
+
+// nest nests sorted items under the package prefix and names them.
+func nest(l *language, items []item, prefix []string) []Entity {
 	type frame struct {
 		end      uint32
 		path     []string

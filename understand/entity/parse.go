@@ -27,6 +27,7 @@ type Parser struct {
 	langs  map[*language]*langState
 	cursor *sitter.QueryCursor
 	cache  *blobCache
+	inc    *incState // for Changes, created on first use
 }
 
 // langState is a language's parser and compiled query.
@@ -54,6 +55,10 @@ func (p *Parser) Close() {
 	}
 	clear(p.langs)
 	p.cursor.Close()
+	if p.inc != nil {
+		p.inc.close()
+		p.inc = nil
+	}
 }
 
 // Entities returns the entities of src, a version of the file at path in

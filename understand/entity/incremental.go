@@ -1,0 +1,160 @@
+package entity
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gitmemory/gitmemory/model"
+)
+
+// Version is one version of a file for Parser.Changes.
+type Version struct {
+	Path string
+	// Hash identifies Src, as blobHash does for Entities ("" for none).
+	Hash string
+	// Src is the content; nil when the file does not exist on this side
+	// (an added or deleted file).
+	Src []byte
+}
+
+// Changes returns what a file change did to its entities: the same result
+// as Diff(Entities(old), Entities(new), hunks), with old.Path and new.Path
+// in the qualified names as Entities puts them, but without parsing either
+// version whole in the usual case. An indexer that walks a history from
+// parents to children pays for one parse of a file's first version; each
+// later version reparses only what its hunks touched.
+//
+// For that, a Parser keeps recent versions (by language and Hash) split
+// into chunks: runs of top-level definitions that tree-sitter parses on
+// their own exactly as within the file. A new version reuses the old
+// version's chunks outside the hunks, reparses the touched chunks
+// incrementally from their old trees, and queries only the syntax that
+// changed. The kept trees are bounded by an estimate of their C memory
+// (treeCacheBytes); evicted trees are freed.
+//
+// The hunks must describe old → new as git does (any context). When they
+// do not, the change is found from the bytes, at some cost in speed but not
+// in exactness. Errors are those of Entities.
+func (p *Parser) Changes(ctx context.Context, lang string, old, new Version, hunks []model.Hunk) ([]Change, error) {
+	l, ok := languages[lang]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnsupported, lang)
+	}
+	for _, v := range []Version{old, new} {
+		if len(v.Src) > MaxSourceSize {
+			return nil, fmt.Errorf("%w: %s is %d bytes", ErrTooLarge, v.Path, len(v.Src))
+		}
+	}
+	if !cgoLayoutOK {
+		return p.changesSlow(ctx, lang, old, new, hunks)
+	}
+	switch {
+	case old.Src == nil && new.Src == nil:
+		return nil, nil
+	case new.Src == nil:
+		// A deleted file: its entities are likely cached.
+		olds, err := p.versionEntities(ctx, l, lang, old)
+		if err != nil {
+			return nil, err
+		}
+		return Diff(localize(olds, l, old.Path), nil, hunks), nil
+	case old.Src == nil:
+		news, err := p.versionEntities(ctx, l, lang, new)
+		if err != nil {
+			return nil, err
+		}
+		return Diff(nil, localize(news, l, new.Path), hunks), nil
+	}
+	return p.changedFile(ctx, l, lang, old, new, hunks)
+}
+
+// changesSlow is Changes by the definition.
+func (p *Parser) changesSlow(ctx context.Context, lang string, old, new Version, hunks []model.Hunk) ([]Change, error) {
+	var olds, news []Entity
+	var err error
+	if old.Src != nil {
+		if olds, err = p.Entities(ctx, lang, old.Path, old.Hash, old.Src); err != nil {
+			return nil, err
+		}
+	}
+	if new.Src != nil {
+		if news, err = p.Entities(ctx, lang, new.Path, new.Hash, new.Src); err != nil {
+			return nil, err
+		}
+	}
+	return Diff(olds, news, hunks), nil
+}
+
+// versionEntities returns the path-less entities of one version, from its
+// cached state or entities, or else by building its state: the version is
+// likely the parent of one to come.
+func (p *Parser) versionEntities(ctx context.Context, l *language, lang string, v Version) ([]Entity, error) {
+	inc := p.incremental()
+	key := lang + "\x00" + v.Hash
+	if v.Hash != "" {
+		if s := inc.states.get(key); s != nil {
+			return s.entities(), nil
+		}
+		if ents, ok := p.cache.get(key); ok {
+			return ents, nil
+		}
+	}
+	s, err := p.buildState(ctx, l, v.Src)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", v.Path, err)
+	}
+	ents := s.entities()
+	if v.Hash == "" {
+		s.release()
+	} else {
+		p.cache.put(key, ents)
+		inc.states.put(key, s)
+	}
+	return ents, nil
+}
+
+// changedFile returns the changes of a modified file, deriving the new
+// version's state from the old one's.
+func (p *Parser) changedFile(ctx context.Context, l *language, lang string, old, new Version, hunks []model.Hunk) ([]Change, error) {
+	states := p.incremental().states
+	oldKey, newKey := lang+"\x00"+old.Hash, lang+"\x00"+new.Hash
+	var prev, next *fileState
+	if old.Hash != "" {
+		prev = states.get(oldKey)
+	}
+	if prev == nil {
+		var err error
+		if prev, err = p.buildState(ctx, l, old.Src); err != nil {
+			return nil, fmt.Errorf("parse %s: %w", old.Path, err)
+		}
+		if old.Hash == "" {
+			defer prev.release()
+		} else {
+			states.put(oldKey, prev)
+		}
+	}
+	if new.Hash != "" {
+		next = states.get(newKey)
+	}
+	if next != nil {
+		return p.incremental().diffStates(prev, next, old.Path, new.Path, hunks), nil
+	}
+	var err error
+	if prev.size == len(old.Src) {
+		next, err = p.updateState(ctx, prev, old.Src, new.Src, fileEdits(prev, old.Src, new.Src, hunks))
+	} else {
+		// The cached state is of other bytes under the same hash.
+		next, err = p.buildState(ctx, l, new.Src)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", new.Path, err)
+	}
+	// Diff before caching next: that may evict prev.
+	changes := p.incremental().diffStates(prev, next, old.Path, new.Path, hunks)
+	if new.Hash == "" {
+		next.release()
+	} else {
+		states.put(newKey, next)
+	}
+	return changes, nil
+}

@@ -1,0 +1,86 @@
+package entity
+
+import (
+	"container/list"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// treeCacheBytes bounds the estimated memory of the chunks that a Parser
+// keeps for Changes: about 10 MB of source at 27 bytes of tree per byte.
+const treeCacheBytes = 256 << 20
+
+// incState is what a Parser keeps for Changes.
+type incState struct {
+	states *stateCache
+	cursor *sitter.QueryCursor // for queries limited to byte ranges
+	stamp  uint64              // tells diffStates calls' marks on chunks apart
+}
+
+// incremental returns the Parser's state for Changes, creating it on
+// first use.
+func (p *Parser) incremental() *incState {
+	if p.inc == nil {
+		p.inc = &incState{states: newStateCache(treeCacheBytes), cursor: sitter.NewQueryCursor()}
+	}
+	return p.inc
+}
+
+func (s *incState) close() {
+	s.states.clear()
+	s.cursor.Close()
+}
+
+// stateCache keeps the states of recent file versions by language and
+// blob, least recently used first out, while the chunks they hold are
+// estimated at more than budget bytes. A state's chunks are shared with
+// other versions of its file, so a state costs what its own chunks add.
+type stateCache struct {
+	budget, used int
+	byKey        map[string]*list.Element
+	lru          list.List // of *cacheEntry, most recent at the front
+}
+
+type cacheEntry struct {
+	key   string
+	state *fileState
+}
+
+func newStateCache(budget int) *stateCache {
+	return &stateCache{budget: budget, byKey: make(map[string]*list.Element)}
+}
+
+func (c *stateCache) get(key string) *fileState {
+	e, ok := c.byKey[key]
+	if !ok {
+		return nil
+	}
+	c.lru.MoveToFront(e)
+	return e.Value.(*cacheEntry).state
+}
+
+// put caches a state, taking over the caller's hold on it, and evicts
+// others while over budget.
+func (c *stateCache) put(key string, s *fileState) {
+	if e, ok := c.byKey[key]; ok {
+		c.remove(e)
+	}
+	c.byKey[key] = c.lru.PushFront(&cacheEntry{key: key, state: s})
+	for c.used > c.budget && c.lru.Len() > 1 {
+		c.remove(c.lru.Back())
+	}
+}
+
+func (c *stateCache) remove(e *list.Element) {
+	ent := c.lru.Remove(e).(*cacheEntry)
+	delete(c.byKey, ent.key)
+	ent.state.release()
+}
+
+func (c *stateCache) clear() {
+	for c.lru.Len() > 0 {
+		c.remove(c.lru.Back())
+	}
+}
+
+func (c *stateCache) len() int { return c.lru.Len() }

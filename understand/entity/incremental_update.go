@@ -1,0 +1,196 @@
+package entity
+
+import (
+	"bytes"
+	"context"
+	"sort"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// group is a run of a state's chunks, first to last, that edits touch.
+type group struct {
+	first, last int
+	edits       []fileEdit
+	fresh       bool // parse the new text from scratch
+	grow        int  // chunks added on each side at the last retry
+}
+
+// updateState derives the state of a new file version from the old one's
+// and the edits between them: the chunks the edits touch are reparsed,
+// from their old tree when an edit group stays within one chunk; the
+// others are shared. A reparsed chunk that would not parse the same within
+// the file (see chunkValid) is merged with its neighbours, up to the whole
+// file.
+func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSrc []byte, edits []fileEdit) (*fileState, error) {
+	l := prev.lang
+	st, err := p.state(l)
+	if err != nil {
+		return nil, err
+	}
+	offsets := make([]int, len(prev.chunks)+1)
+	rows := make([]int, len(prev.chunks)+1)
+	for i, ch := range prev.chunks {
+		offsets[i+1], rows[i+1] = offsets[i]+ch.size, rows[i]+ch.lines
+	}
+	pending := groupEdits(offsets, edits)
+	var done []group
+	var made []*chunk // made[i] is done[i]'s chunk, nil for no text
+	discard := func() {
+		for _, ch := range made {
+			if ch != nil && ch.tree != nil {
+				closeTree(ch.tree)
+			}
+		}
+	}
+	for len(pending) > 0 {
+		g := pending[0]
+		pending = pending[1:]
+		for {
+			ch, text, err := p.groupChunk(ctx, l, st, prev, g, offsets, rows, oldSrc, newSrc)
+			if err != nil {
+				discard()
+				return nil, err
+			}
+			if ch == nil || chunkValid(l, ch.tree, text, g.first == 0, g.last == len(prev.chunks)-1) {
+				done, made = append(done, g), append(made, ch)
+				break
+			}
+			if ch.tree != nil {
+				closeTree(ch.tree)
+			}
+			if g.first == 0 && g.last == len(prev.chunks)-1 {
+				discard()
+				return p.buildState(ctx, l, newSrc)
+			}
+			// Grow the group faster each time: a wide syntax error costs
+			// a few parses, not one per chunk.
+			g.grow = max(2*g.grow, 1)
+			g.first, g.last, g.fresh = max(g.first-g.grow, 0), min(g.last+g.grow, len(prev.chunks)-1), true
+			for n := len(done); n > 0 && done[n-1].last >= g.first; n = len(done) {
+				g.first, g.edits = min(g.first, done[n-1].first), append(done[n-1].edits, g.edits...)
+				if made[n-1] != nil && made[n-1].tree != nil {
+					closeTree(made[n-1].tree)
+				}
+				done, made = done[:n-1], made[:n-1]
+			}
+			for len(pending) > 0 && pending[0].first <= g.last {
+				g.last, g.edits = max(g.last, pending[0].last), append(g.edits, pending[0].edits...)
+				pending = pending[1:]
+			}
+		}
+	}
+	var chunks []*chunk
+	next := 0
+	for i, g := range done {
+		chunks = append(chunks, prev.chunks[next:g.first]...)
+		if made[i] != nil {
+			chunks = append(chunks, made[i])
+		}
+		next = g.last + 1
+	}
+	chunks = append(chunks, prev.chunks[next:]...)
+	return newState(l, chunks, prev.cache), nil
+}
+
+// groupEdits groups the edits by the chunks they touch. An insertion at a
+// chunk boundary goes to the chunk after it (at the end of the file, to
+// the last chunk).
+func groupEdits(offsets []int, edits []fileEdit) []group {
+	n := len(offsets) - 1
+	chunkAt := func(x int) int {
+		return min(sort.Search(n, func(i int) bool { return offsets[i+1] > x }), n-1)
+	}
+	var groups []group
+	for _, e := range edits {
+		first, last := chunkAt(e.start), chunkAt(max(e.start, e.oldEnd-1))
+		if k := len(groups) - 1; k >= 0 && first <= groups[k].last {
+			groups[k].last = max(groups[k].last, last)
+			groups[k].edits = append(groups[k].edits, e)
+			continue
+		}
+		groups = append(groups, group{first: first, last: last, edits: []fileEdit{e}})
+	}
+	return groups
+}
+
+// groupChunk parses the new text of a group of chunks into one chunk, or
+// returns nil if no text is left of them, and returns the text.
+func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, prev *fileState, g group, offsets, rows []int, oldSrc, newSrc []byte) (*chunk, []byte, error) {
+	before := g.edits[0].delta
+	growth := 0
+	for _, e := range g.edits {
+		growth += e.newLen - (e.oldEnd - e.start)
+	}
+	start := offsets[g.first] + before
+	text := newSrc[start : offsets[g.last+1]+before+growth]
+	if len(text) == 0 {
+		return nil, nil, nil
+	}
+	old := prev.chunks[g.first]
+	var oldTree *sitter.Tree
+	if !g.fresh && g.first == g.last {
+		var err error
+		oldTree, err = p.chunkTree(ctx, st, old, oldSrc[offsets[g.first]:offsets[g.first+1]], prev.cache)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if oldTree == nil {
+		tree, err := p.parseTree(ctx, st, nil, text)
+		if err != nil {
+			return nil, nil, err
+		}
+		ch := newChunk(l, len(text), bytes.Count(text, newline), tree, p.queryItems(l, st, tree, text, nil))
+		ch.tainted = tree.RootNode().HasError()
+		return ch, text, nil
+	}
+	rel := make([]fileEdit, len(g.edits))
+	for i, e := range g.edits {
+		e.start -= offsets[g.first]
+		e.oldEnd -= offsets[g.first]
+		e.delta -= before
+		row := uint32(rows[g.first])
+		e.startPt.Row -= row
+		e.oldEndPt.Row -= row
+		e.newEndPt.Row -= row
+		rel[i] = e
+	}
+	ch, err := p.reparseChunk(ctx, l, st, old, rel, text)
+	return ch, text, err
+}
+
+// reparseChunk reparses a chunk's new text from its old tree, given the
+// edits in chunk coordinates.
+func (p *Parser) reparseChunk(ctx context.Context, l *language, st *langState, old *chunk, edits []fileEdit, text []byte) (*chunk, error) {
+	edited := old.tree.Copy()
+	liveTrees.Add(1)
+	defer closeTree(edited)
+	lines := old.lines
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		editTree(edited, textEdit{start: e.start, oldEnd: e.oldEnd, newEnd: e.start + e.newLen,
+			startPoint: e.startPt, oldEndPoint: e.oldEndPt, newEndPoint: e.newEndPt})
+		lines += int(e.newEndPt.Row) - int(e.oldEndPt.Row)
+	}
+	tree, err := p.parseTree(ctx, st, edited, text)
+	if err != nil {
+		return nil, err
+	}
+	broken := tree.RootNode().HasError()
+	if old.tainted && !broken {
+		// The old tree may hold nodes that error recovery built otherwise
+		// than a parse from scratch would; now that the text parses
+		// without errors, start again from scratch.
+		closeTree(tree)
+		if tree, err = p.parseTree(ctx, st, nil, text); err != nil {
+			return nil, err
+		}
+		return newChunk(l, len(text), lines, tree, p.queryItems(l, st, tree, text, nil)), nil
+	}
+	changed := changedSpans(edited, tree, nil)
+	items := p.reuseItems(l, st, old, edits, tree, text, changed)
+	ch := newChunk(l, len(text), lines, tree, items)
+	ch.tainted = broken
+	return ch, nil
+}
