@@ -5,6 +5,7 @@
 # to git and peak RSS.
 #
 #   bench/sync-vs-git.sh /path/to/repo [runs]
+#   KEEP_HOME=/tmp/gm-bench bench/sync-vs-git.sh /path/to/repo   # keep the index for query benchmarks
 #
 # The repository's .git (or bare directory) is copied to a temporary
 # directory, so the original is never changed by the incremental step.
@@ -32,13 +33,24 @@ measure() { # label command...: prints wall seconds and peak RSS (KiB)
 for i in $(seq "$runs"); do
   measure git -C "$tmp/repo.git" log --numstat -M --format=%H HEAD
   gwall=$wall
+  # The extraction-only baseline: extraction, redaction and the metadata
+  # store, without understanding, entities, graph, vectors or relations.
+  export GITMEMORY_HOME="$tmp/base$i"
+  "$tmp/gitmemory" add "$tmp/repo.git" --name bench >/dev/null
+  GITMEMORY_BENCH_EXTRACT_ONLY=1 measure "$tmp/gitmemory" sync bench --quiet
+  xwall=$wall
+  rm -rf "$tmp/base$i"
   export GITMEMORY_HOME="$tmp/home$i"
   "$tmp/gitmemory" add "$tmp/repo.git" --name bench >/dev/null
   measure "$tmp/gitmemory" sync bench --quiet
-  awk -v n="$commits" -v g="$gwall" -v m="$wall" -v r="$rss" 'BEGIN {
-    printf "run: git log --numstat -M %.1fs (%.0f commits/s) | gitmemory sync %.1fs (%.0f commits/s), %.2fx git throughput, peak RSS %.0f MiB\n",
-      g, n/g, m, n/m, g/m, r/1024 }'
+  awk -v n="$commits" -v g="$gwall" -v x="$xwall" -v m="$wall" -v r="$rss" 'BEGIN {
+    printf "run: git log --numstat -M %.1fs (%.0f commits/s) | extraction only %.1fs (%.2fx git) | gitmemory sync %.1fs (%.0f commits/s), %.2fx git throughput, %.2fx the extraction-only time, peak RSS %.0f MiB\n",
+      g, n/g, x, g/x, m, n/m, g/m, m/x, r/1024 }'
 done
+if [ -n "${KEEP_HOME:-}" ]; then
+  rm -rf "$KEEP_HOME" && cp -a "$tmp/home$runs" "$KEEP_HOME" && cp -a "$tmp/repo.git" "$KEEP_HOME/repo.git"
+  echo "kept the last run's home in $KEEP_HOME (its repository copy: $KEEP_HOME/repo.git)"
+fi
 
 # One new commit on top of the fully indexed repository.
 tree=$(git -C "$tmp/repo.git" rev-parse 'HEAD^{tree}')

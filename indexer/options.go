@@ -53,6 +53,10 @@ type Options struct {
 	// with an LLM's, after redaction. Its failures never fail the sync:
 	// commits it cannot summarise keep the extractive summary.
 	Summarizer Summarizer
+	// ExtractOnly skips everything after extraction and redaction (the
+	// understand stage, entities, graph, vectors, relations): the baseline
+	// that benchmarks compare the whole pipeline with.
+	ExtractOnly bool
 	// CoEvolution sets the thresholds of CO_EVOLVES_WITH; zero fields take
 	// their defaults.
 	CoEvolution understand.CoEvolutionOptions

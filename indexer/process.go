@@ -203,8 +203,15 @@ func (s *Syncer) complete(it queue.Item, l *extract.Loaded) (o outcome) {
 			}
 		}
 	}
+	if s.opts.ExtractOnly {
+		visit = nil
+	}
 	c := l.FinishWith(visit)
 	s.redact(c)
+	if s.opts.ExtractOnly {
+		o.commit = &model.Understood{Commit: c}
+		return o
+	}
 	o.commit = understandCommit(c)
 	return o
 }

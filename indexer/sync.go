@@ -38,6 +38,9 @@ func New(path string, st *store.Store, opts Options) (*Syncer, error) {
 	opts = opts.withDefaults()
 	q := queue.New(st.DB)
 	q.Now = opts.Now
+	if opts.ExtractOnly {
+		opts.Graph, opts.Vectors, opts.Summarizer = nil, nil, nil
+	}
 	s := &Syncer{path: path, st: st, q: q, opts: opts, scannerReady: make(chan struct{})}
 	go func() {
 		defer close(s.scannerReady)
@@ -103,8 +106,10 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	if err := s.syncGraph(ctx); err != nil {
 		return nil, fmt.Errorf("graph: %w", err)
 	}
-	if err := s.relate(ctx); err != nil {
-		return nil, fmt.Errorf("relations: %w", err)
+	if !s.opts.ExtractOnly {
+		if err := s.relate(ctx); err != nil {
+			return nil, fmt.Errorf("relations: %w", err)
+		}
 	}
 	// Commits stored before the keyword index existed join it.
 	if _, err := s.st.IndexSearchBackfill(ctx); err != nil {

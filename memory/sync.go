@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/gitmemory/gitmemory/graph"
@@ -68,6 +69,9 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 				return err
 			}
 			io.Summarizer = sum
+		}
+		if os.Getenv("GITMEMORY_BENCH_EXTRACT_ONLY") != "" {
+			io.ExtractOnly = true // bench/sync-vs-git.sh's baseline
 		}
 		if opts.Tune != nil {
 			opts.Tune(&io)

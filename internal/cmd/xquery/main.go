@@ -1,0 +1,108 @@
+// Command xquery times the entity and graph queries on an indexed
+// repository's data directory (gitmemory's home/repos/NAME): an entity's
+// history from SQLite and from the graph, and 2-hop neighbourhoods. It
+// reports medians and p99 over -n runs. The data directory must not be
+// held by a running sync (the embedded graph is single-process).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/gitmemory/gitmemory/graph"
+	"github.com/gitmemory/gitmemory/store"
+)
+
+func main() {
+	dir := flag.String("dir", "", "a repository's data directory")
+	entity := flag.String("entity", "", "an entity key (path#qualified); default: the most changed one")
+	file := flag.String("file", "", "a file path for the 2-hop walk; default: the most changed one")
+	n := flag.Int("n", 200, "runs per query")
+	flag.Parse()
+	if err := run(*dir, *entity, *file, *n); err != nil {
+		fmt.Fprintln(os.Stderr, "xquery:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir, entity, file string, n int) error {
+	ctx := context.Background()
+	st, err := store.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	g, err := graph.Open(ctx, filepath.Join(dir, "graph"))
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	if entity == "" {
+		err := st.DB.QueryRow(`SELECT e.key FROM entity_changes c JOIN entities e ON e.id = c.entity_id
+			GROUP BY e.id ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&entity)
+		if err != nil {
+			return fmt.Errorf("most changed entity: %w", err)
+		}
+	}
+	if file == "" {
+		if err := st.DB.QueryRow(`SELECT path FROM file_changes GROUP BY path ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&file); err != nil {
+			return fmt.Errorf("most changed file: %w", err)
+		}
+	}
+	var size int
+	time1 := func(name string, f func() (int, error)) error {
+		var ds []time.Duration
+		for range n {
+			t := time.Now()
+			k, err := f()
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			ds = append(ds, time.Since(t))
+			size = k
+		}
+		slices.Sort(ds)
+		fmt.Printf("%-44s %6d results  p50 %8.3f ms  p99 %8.3f ms\n", name, size,
+			ms(ds[len(ds)/2]), ms(ds[len(ds)*99/100]))
+		return nil
+	}
+	fmt.Printf("entity %s, file %s, %d runs each\n", entity, file, n)
+	steps := []struct {
+		name string
+		f    func() (int, error)
+	}{
+		{"entity history (SQLite, through renames)", func() (int, error) {
+			h, err := st.EntityHistory(ctx, entity)
+			return len(h), err
+		}},
+		{"entity history (graph, commits into it)", func() (int, error) {
+			es, err := g.Edges(ctx, "entity:"+entity, graph.In, "INTRODUCES", "MODIFIES", "DELETES")
+			return len(es), err
+		}},
+		{"entity 2-hop neighbourhood (graph)", func() (int, error) {
+			hs, err := g.Neighbors(ctx, "entity:"+entity, nil, 2)
+			return len(hs), err
+		}},
+		{"file 1-hop neighbourhood (graph)", func() (int, error) {
+			hs, err := g.Neighbors(ctx, "file:"+file, nil, 1)
+			return len(hs), err
+		}},
+		{"file 2-hop co-evolution/tests (graph)", func() (int, error) {
+			hs, err := g.Neighbors(ctx, "file:"+file, []string{"CO_EVOLVES_WITH", "VERIFIED_BY", "CONTAINS"}, 2)
+			return len(hs), err
+		}},
+	}
+	for _, s := range steps {
+		if err := time1(s.name, s.f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
