@@ -14,9 +14,9 @@ import (
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/understand"
 	"github.com/gitmemory/gitmemory/understand/llm"
 	"github.com/gitmemory/gitmemory/vectors"
-	"github.com/gitmemory/gitmemory/understand"
 )
 
 // BranchMode selects which branches a sync tracks.
