@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/understand/entity"
 )
 
@@ -214,7 +215,7 @@ func (s *Syncer) entityStage(ctx context.Context, batch []outcome) {
 	for i := range batch {
 		o := &batch[i]
 		o.files = nil
-		if o.err != nil {
+		if o.err != nil || s.opts.ExtractOnly {
 			continue
 		}
 		var ce commitEntities
@@ -230,6 +231,23 @@ func (s *Syncer) entityStage(ctx context.Context, batch []outcome) {
 		}
 		o.commit.Entities = ce.changes
 	}
+	s.prepare(batch)
+}
+
+// prepare computes the batch's writes (compressed blobs, keyword rows) on
+// every core, so the writer only executes statements.
+func (s *Syncer) prepare(batch []outcome) {
+	var g errgroup.Group
+	g.SetLimit(len(s.parserSet))
+	for i := range batch {
+		if batch[i].err == nil {
+			g.Go(func() error {
+				batch[i].prep = store.Prepare(batch[i].commit)
+				return nil
+			})
+		}
+	}
+	g.Wait()
 }
 
 // pathHash spreads paths over the entity parsers (FNV-1a).

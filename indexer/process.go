@@ -25,6 +25,8 @@ type outcome struct {
 	// files are the changed files in languages with an entity grammar,
 	// with their contents, until the entity stage has used them.
 	files []fileSrc
+	// prep is the commit's write prepared off the writer (store.Prepare).
+	prep *store.Prepared
 }
 
 // process drains the ready part of the queue. Extraction of the next batch
@@ -264,7 +266,7 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 			if o.err != nil {
 				continue
 			}
-			if err := w.InsertCommit(ctx, o.commit, o.item.Branch, now); err != nil {
+			if err := w.InsertPrepared(ctx, o.commit, o.prep, o.item.Branch, now); err != nil {
 				return err
 			}
 			if err := s.q.Complete(ctx, tx, o.item.Hash); err != nil {
@@ -276,7 +278,7 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 				redactedCommits++
 			}
 		}
-		return nil
+		return w.Flush(ctx)
 	})
 	if err != nil {
 		return fmt.Errorf("write batch: %w", err)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"runtime"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -19,7 +20,8 @@ const (
 const compressAbove = 128
 
 var (
-	encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	// The encoder serves EncodeAll calls from every worker at once.
+	encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
 	decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 )
 
@@ -37,15 +39,28 @@ type Querier interface {
 // PutBlob stores data under key, replacing any previous value,, through
 // a statement prepared from insertSQL["blob"].
 func PutBlob(ctx context.Context, ex StmtExecer, key string, data []byte) error {
+	return putEncoded(ctx, ex, key, encodeBlob(data))
+}
+
+// encodedBlob is a blob ready to store: compressed off the writer's
+// goroutine (see Prepare).
+type encodedBlob struct {
+	codec, size int
+	data        []byte
+}
+
+func encodeBlob(data []byte) encodedBlob {
 	if data == nil {
 		data = []byte{} // the driver binds a nil slice as NULL, and blobs.data is NOT NULL
 	}
-	codec, stored := codecRaw, data
 	if len(data) > compressAbove {
-		codec, stored = codecZstd, encoder.EncodeAll(data, make([]byte, 0, len(data)/3))
+		return encodedBlob{codecZstd, len(data), encoder.EncodeAll(data, make([]byte, 0, len(data)/3))}
 	}
-	_, err := ex.ExecContext(ctx, key, codec, len(data), stored)
-	if err != nil {
+	return encodedBlob{codecRaw, len(data), data}
+}
+
+func putEncoded(ctx context.Context, ex StmtExecer, key string, b encodedBlob) error {
+	if _, err := ex.ExecContext(ctx, key, b.codec, b.size, b.data); err != nil {
 		return fmt.Errorf("put blob %s: %w", key, err)
 	}
 	return nil

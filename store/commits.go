@@ -20,6 +20,8 @@ type Writer struct {
 	stmts map[string]*sql.Stmt
 	// entityIDs caches the ids of the entities this writer has seen.
 	entityIDs map[string]int64
+	// search holds the keyword-index rows until Flush.
+	search []searchPending
 }
 
 // NewWriter prepares the insert statements in tx; Close them with Close.
@@ -38,7 +40,7 @@ func NewWriter(ctx context.Context, tx *sql.Tx) (*Writer, error) {
 
 // Close releases the prepared statements.
 func (w *Writer) Close() error {
-	var err error
+	err := w.Flush(context.Background())
 	for _, st := range w.stmts {
 		err = errors.Join(err, st.Close())
 	}
@@ -62,8 +64,6 @@ var insertSQL = map[string]string{
 	"entity": `INSERT INTO entities(key, path, qualified, name, kind, language) VALUES (?,?,?,?,?,?)
 		ON CONFLICT(key) DO UPDATE SET key = excluded.key RETURNING id`,
 	"entity_change": `INSERT OR IGNORE INTO entity_changes VALUES (?,?,?,?,?,?,?)`,
-	"search": `INSERT OR REPLACE INTO search(rowid, subject, body, summary, notes, paths, entities)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
 }
 
 // InsertCommit writes a commit, its parents, file changes, hunks, issue
@@ -72,6 +72,36 @@ var insertSQL = map[string]string{
 // as it is (and revived if it had been marked rewritten), so re-processing
 // after a crash never duplicates anything.
 func (w *Writer) InsertCommit(ctx context.Context, u *model.Understood, branch string, now time.Time) error {
+	return w.InsertPrepared(ctx, u, nil, branch, now)
+}
+
+// Prepared is the part of a commit's write that needs no database: its
+// compressed blobs and its keyword-index row. Prepare runs on the workers,
+// so that the single writer only executes statements.
+type Prepared struct {
+	blobs  map[string]encodedBlob
+	search [6]string
+}
+
+// Prepare computes a commit's Prepared. Call it once the commit is final
+// (redacted, understood, with its entities).
+func Prepare(u *model.Understood) *Prepared {
+	c := u.Commit
+	p := &Prepared{blobs: map[string]encodedBlob{MessageKey(c.Hash): encodeBlob([]byte(c.Message))}, search: searchRow(u)}
+	if c.RawMessage != nil {
+		p.blobs[RawMessageKey(c.Hash)] = encodeBlob(c.RawMessage)
+	}
+	for seq, fc := range c.Changes {
+		if len(fc.Hunks) > 0 {
+			p.blobs[DiffKey(c.Hash, seq)] = encodeBlob([]byte(FormatHunks(fc.Hunks)))
+		}
+	}
+	return p
+}
+
+// InsertPrepared is InsertCommit with the commit's Prepared (nil computes
+// it here).
+func (w *Writer) InsertPrepared(ctx context.Context, u *model.Understood, p *Prepared, branch string, now time.Time) error {
 	c := u.Commit
 	var id int64
 	err := w.stmts["find"].QueryRowContext(ctx, c.Hash).Scan(&id)
@@ -81,6 +111,9 @@ func (w *Writer) InsertCommit(ctx context.Context, u *model.Understood, branch s
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("look up commit %s: %w", c.Hash, err)
+	}
+	if p == nil {
+		p = Prepare(u)
 	}
 	files, ins, del := c.Totals()
 	_, offA := c.Author.When.Zone()
@@ -101,7 +134,7 @@ func (w *Writer) InsertCommit(ctx context.Context, u *model.Understood, branch s
 			return fmt.Errorf("insert parent of %s: %w", c.Hash, err)
 		}
 	}
-	if err := w.insertChanges(ctx, id, c); err != nil {
+	if err := w.insertChanges(ctx, id, c, p); err != nil {
 		return err
 	}
 	for i, n := range u.Notes {
@@ -113,19 +146,17 @@ func (w *Writer) InsertCommit(ctx context.Context, u *model.Understood, branch s
 	if err := w.insertEntities(ctx, id, u.Entities); err != nil {
 		return err
 	}
-	if err := w.indexSearch(ctx, id, u); err != nil {
-		return err
-	}
+	w.search = append(w.search, searchPending{id, p.search})
 	for i, r := range c.IssueRefs {
 		if _, err := w.stmts["issue"].ExecContext(ctx, id, r.Key, i, r.Kind, string(r.Action), r.Raw, r.URL); err != nil {
 			return fmt.Errorf("insert issue ref of %s: %w", c.Hash, err)
 		}
 	}
-	if err := PutBlob(ctx, w.stmts["blob"], MessageKey(c.Hash), []byte(c.Message)); err != nil {
+	if err := putEncoded(ctx, w.stmts["blob"], MessageKey(c.Hash), p.blobs[MessageKey(c.Hash)]); err != nil {
 		return err
 	}
 	if c.RawMessage != nil {
-		return PutBlob(ctx, w.stmts["blob"], RawMessageKey(c.Hash), c.RawMessage)
+		return putEncoded(ctx, w.stmts["blob"], RawMessageKey(c.Hash), p.blobs[RawMessageKey(c.Hash)])
 	}
 	return nil
 }
@@ -139,7 +170,7 @@ func labelsJSON(cl model.Classification) string {
 	return string(b)
 }
 
-func (w *Writer) insertChanges(ctx context.Context, id int64, c *model.Commit) error {
+func (w *Writer) insertChanges(ctx context.Context, id int64, c *model.Commit, p *Prepared) error {
 	for seq, fc := range c.Changes {
 		_, err := w.stmts["change"].ExecContext(ctx, id, seq, fc.Path, fc.OldPath, string(fc.Status), fc.Language,
 			fc.Binary, string(fc.Skipped), fc.Insertions, fc.Deletions, fc.OldBlob, fc.NewBlob, fc.Similarity)
@@ -152,7 +183,7 @@ func (w *Writer) insertChanges(ctx context.Context, id int64, c *model.Commit) e
 			}
 		}
 		if len(fc.Hunks) > 0 {
-			if err := PutBlob(ctx, w.stmts["blob"], DiffKey(c.Hash, seq), []byte(FormatHunks(fc.Hunks))); err != nil {
+			if err := putEncoded(ctx, w.stmts["blob"], DiffKey(c.Hash, seq), p.blobs[DiffKey(c.Hash, seq)]); err != nil {
 				return err
 			}
 		}

@@ -17,24 +17,40 @@ type Version struct {
 	Src []byte
 }
 
-// Changes returns what a file change did to its entities: the same result
-// as Diff(Entities(old), Entities(new), hunks), with old.Path and new.Path
-// in the qualified names as Entities puts them, but without parsing either
-// version whole in the usual case. An indexer that walks a history from
-// parents to children pays for one parse of a file's first version; each
-// later version reparses only what its hunks touched.
+// Changes returns what a file change did to its entities: the result of
+// Diff(Entities(old), Entities(new), hunks), with old.Path and new.Path in
+// the qualified names as Entities puts them, without parsing either
+// version whole in the usual case. It is made for an indexer that walks a
+// history from parents to children: a file's first version is parsed
+// whole, and each later version costs about what its hunks touched (a
+// median of 0.42 ms per change of git's 200 KB diff.c, against 52 ms).
 //
-// For that, a Parser keeps recent versions (by language and Hash) split
-// into chunks: runs of top-level definitions that tree-sitter parses on
-// their own exactly as within the file. A new version reuses the old
-// version's chunks outside the hunks, reparses the touched chunks
-// incrementally from their old trees, and queries only the syntax that
-// changed. The kept trees are bounded by an estimate of their C memory
-// (treeCacheBytes); evicted trees are freed.
+// A Parser keeps recent versions, by language and Hash, split into
+// chunks: runs of whole lines holding top-level definitions, cut where
+// tree-sitter parses each run on its own exactly as within the file. A new
+// version shares the old one's chunks outside the hunks, reparses the
+// touched chunks incrementally from their trees (a chunk gets its tree
+// when first edited), asks tree-sitter which syntax changed, and queries
+// only there. Trees are kept within treeCacheBytes of estimated C memory
+// (22 to 37 bytes per source byte, by language), least recently used
+// versions first out; Close frees them.
 //
-// The hunks must describe old → new as git does (any context). When they
-// do not, the change is found from the bytes, at some cost in speed but not
-// in exactness. Errors are those of Entities.
+// The hunks must describe old → new (git's, with any context). If they
+// do not, the edits are found from the bytes, slower but as exact.
+//
+// The result is exact when tree-sitter finds no syntax error in the new
+// version. With syntax errors it may, rarely, differ from Diff's: to
+// recover from an error tree-sitter tries several parses and keeps the
+// cheapest, and which one wins may depend on text far after the error, out
+// of the chunk, or on whether the parse is incremental. Changes keeps such
+// errors inside chunks (a chunk starts and ends with a top-level node
+// without errors and assumes no missing closing token), and parses a chunk
+// from scratch once its errors are gone. The tests measure the rest: 11
+// differences in 54,372 random versions with syntax errors, none in 980
+// real changes of C, Go, TypeScript, JavaScript and C# files, many of
+// which have syntax errors.
+//
+// Errors are those of Entities.
 func (p *Parser) Changes(ctx context.Context, lang string, old, new Version, hunks []model.Hunk) ([]Change, error) {
 	l, ok := languages[lang]
 	if !ok {

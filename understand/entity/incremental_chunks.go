@@ -12,9 +12,9 @@ import (
 // lower it to cut files at every boundary.
 var minChunk = 1024
 
-// Estimates of the memory a chunk holds, measured on git's diff.c: the
-// C memory of a tree per source byte (26.6 for C, similar for the other
-// grammars) and the Go memory of an item.
+// Estimates of the memory a chunk holds: the C memory of a tree per
+// source byte (measured on large files: 26 for C, 27 for Go, 24 for
+// TypeScript, 22 for JavaScript, 37 for C#) and the Go memory of an item.
 const (
 	treeBytesPerSourceByte = 27
 	itemBytes              = 256
@@ -185,7 +185,8 @@ func sameTopLevel(chunkKids, fileKids []topNode, start, end int) bool {
 // file's parse would contain: its root is no error, no line continuation
 // ends it, its first and last nodes keep the boundaries with the chunks
 // before and after it (see boundaryOK), its language's rules hold, and its
-// syntax errors are no more than tokens skipped inside top-level nodes.
+// syntax errors stay inside top-level nodes without assuming a missing
+// closing token.
 func chunkValid(l *language, tree *sitter.Tree, text []byte, first, last bool) bool {
 	rule, _ := ruleOf(l)
 	root := tree.RootNode()

@@ -27,9 +27,11 @@ type fileState struct {
 // chunk is a run of whole lines of a file version that tree-sitter parses
 // on its own exactly as within the file: one or more top-level definitions
 // (with the comments and blank lines after them), or the whole file. It
-// holds its own tree and the items its query finds, in chunk-relative
-// bytes and lines. A chunk is immutable and shared by the versions that
-// contain it; refs counts them, and the last release frees the tree.
+// holds the items the entity query finds in it and, once edited, its own
+// tree, in chunk-relative bytes and lines. A chunk is shared by the
+// versions that contain it and never changes but for its caches (tree and
+// entities); refs counts the versions, and the last release frees the
+// tree.
 type chunk struct {
 	size, lines int // bytes and newlines
 	tree        *sitter.Tree

@@ -12,14 +12,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/model"
 	"github.com/google/go-cmp/cmp"
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // checker compares Parser.Changes, run on one Parser over a sequence of
@@ -203,6 +206,23 @@ func TestChangesErrors(t *testing.T) {
 	}
 	if got, err := p.Changes(ctx, "Go", Version{}, Version{}, nil); got != nil || err != nil {
 		t.Errorf("no versions: %v %v", got, err)
+	}
+}
+
+// TestChangesWithoutCgo runs the mini histories through the path taken
+// if go-tree-sitter's layout is not the one incremental_cgo.go reads.
+func TestChangesWithoutCgo(t *testing.T) {
+	cgoLayoutOK = false
+	defer func() { cgoLayoutOK = true }()
+	if !firstFieldIsPointer(reflect.TypeFor[sitter.BaseTree](), "c") {
+		t.Fatal("go-tree-sitter's BaseTree does not start with its C pointer")
+	}
+	for _, h := range histories[:3] {
+		c := newChecker(t, h.lang)
+		a, b := h.file(h.kWith("1")), h.file(h.kWith("2"), h.fnWith("foo", "1"))
+		c.step("add", version("a", nil), version("a", a), 3)
+		c.step("change", version("a", a), version("a", b), 0)
+		c.step("delete", version("a", b), version("a", nil), 3)
 	}
 }
 
@@ -659,4 +679,27 @@ func TestChangesMemoryFlat(t *testing.T) {
 	if live := liveTrees.Load() - trees0; live != 0 {
 		t.Errorf("%d trees live after Close", live)
 	}
+}
+
+// FuzzChanges compares Changes with Diff of Entities on arbitrary pairs
+// of versions (of Go, Python, C or JavaScript, by lang), with files cut at
+// every boundary. Versions with syntax errors may differ (see Changes).
+func FuzzChanges(f *testing.F) {
+	langs := []string{"Go", "Python", "C", "JavaScript"}
+	for i, name := range []string{"sample.go", "sample.py", "sample.c", "sample.js"} {
+		src := readFixture(f, name)
+		f.Add(uint8(i), src, []byte(strings.Replace(string(src), "\n\n", "\n\n\n", 2)))
+		f.Add(uint8(i), src, src[:len(src)/2])
+	}
+	var mu sync.Mutex
+	c := newChecker(f, "")
+	c.tolerateRecovery = true
+	f.Fuzz(func(t *testing.T, lang uint8, old, new []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		withMinChunk(true, func() {
+			c.t, c.lang = t, langs[int(lang)%len(langs)]
+			c.step("fuzz", version("f", old), version("f", new), 0)
+		})
+	})
 }

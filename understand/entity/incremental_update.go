@@ -33,64 +33,83 @@ func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSr
 	for i, ch := range prev.chunks {
 		offsets[i+1], rows[i+1] = offsets[i]+ch.size, rows[i]+ch.lines
 	}
-	pending := groupEdits(offsets, edits)
-	var done []group
-	var made []*chunk // made[i] is done[i]'s chunk, nil for no text
-	discard := func() {
-		for _, ch := range made {
-			if ch != nil && ch.tree != nil {
-				closeTree(ch.tree)
-			}
-		}
-	}
-	for len(pending) > 0 {
-		g := pending[0]
-		pending = pending[1:]
+	u := &update{pending: groupEdits(offsets, edits), n: len(prev.chunks)}
+	for len(u.pending) > 0 {
+		g := u.pending[0]
+		u.pending = u.pending[1:]
 		for {
 			ch, text, err := p.groupChunk(ctx, l, st, prev, g, offsets, rows, oldSrc, newSrc)
 			if err != nil {
-				discard()
+				u.discard()
 				return nil, err
 			}
-			if ch == nil || chunkValid(l, ch.tree, text, g.first == 0, g.last == len(prev.chunks)-1) {
-				done, made = append(done, g), append(made, ch)
+			if ch == nil || chunkValid(l, ch.tree, text, g.first == 0, g.last == u.n-1) {
+				u.done, u.made = append(u.done, g), append(u.made, ch)
 				break
 			}
 			if ch.tree != nil {
 				closeTree(ch.tree)
 			}
-			if g.first == 0 && g.last == len(prev.chunks)-1 {
-				discard()
+			if g.first == 0 && g.last == u.n-1 {
+				u.discard()
 				return p.buildState(ctx, l, newSrc)
 			}
-			// Grow the group faster each time: a wide syntax error costs
-			// a few parses, not one per chunk.
-			g.grow = max(2*g.grow, 1)
-			g.first, g.last, g.fresh = max(g.first-g.grow, 0), min(g.last+g.grow, len(prev.chunks)-1), true
-			for n := len(done); n > 0 && done[n-1].last >= g.first; n = len(done) {
-				g.first, g.edits = min(g.first, done[n-1].first), append(done[n-1].edits, g.edits...)
-				if made[n-1] != nil && made[n-1].tree != nil {
-					closeTree(made[n-1].tree)
-				}
-				done, made = done[:n-1], made[:n-1]
-			}
-			for len(pending) > 0 && pending[0].first <= g.last {
-				g.last, g.edits = max(g.last, pending[0].last), append(g.edits, pending[0].edits...)
-				pending = pending[1:]
-			}
+			g = u.widen(g)
 		}
 	}
+	return newState(l, u.splice(prev.chunks), prev.cache), nil
+}
+
+// update is the progress of updateState: the edit groups still to parse,
+// and those done with their new chunks.
+type update struct {
+	pending, done []group
+	made          []*chunk // made[i] is done[i]'s chunk, nil for no text
+	n             int      // the old state's chunks
+}
+
+// widen returns a group grown by chunks on each side, faster each time
+// (so that a wide syntax error costs a few parses, not one per chunk),
+// merged with the groups it meets.
+func (u *update) widen(g group) group {
+	g.grow = max(2*g.grow, 1)
+	g.first, g.last, g.fresh = max(g.first-g.grow, 0), min(g.last+g.grow, u.n-1), true
+	for k := len(u.done) - 1; k >= 0 && u.done[k].last >= g.first; k-- {
+		g.first, g.edits = min(g.first, u.done[k].first), append(u.done[k].edits, g.edits...)
+		if ch := u.made[k]; ch != nil && ch.tree != nil {
+			closeTree(ch.tree)
+		}
+		u.done, u.made = u.done[:k], u.made[:k]
+	}
+	for len(u.pending) > 0 && u.pending[0].first <= g.last {
+		g.last, g.edits = max(g.last, u.pending[0].last), append(g.edits, u.pending[0].edits...)
+		u.pending = u.pending[1:]
+	}
+	return g
+}
+
+// discard frees the trees of the chunks made so far.
+func (u *update) discard() {
+	for _, ch := range u.made {
+		if ch != nil && ch.tree != nil {
+			closeTree(ch.tree)
+		}
+	}
+}
+
+// splice returns the old chunks with each done group's replaced by its new
+// chunk.
+func (u *update) splice(old []*chunk) []*chunk {
 	var chunks []*chunk
 	next := 0
-	for i, g := range done {
-		chunks = append(chunks, prev.chunks[next:g.first]...)
-		if made[i] != nil {
-			chunks = append(chunks, made[i])
+	for i, g := range u.done {
+		chunks = append(chunks, old[next:g.first]...)
+		if u.made[i] != nil {
+			chunks = append(chunks, u.made[i])
 		}
 		next = g.last + 1
 	}
-	chunks = append(chunks, prev.chunks[next:]...)
-	return newState(l, chunks, prev.cache), nil
+	return append(chunks, old[next:]...)
 }
 
 // groupEdits groups the edits by the chunks they touch. An insertion at a
