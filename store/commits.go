@@ -20,8 +20,10 @@ type Writer struct {
 	stmts map[string]*sql.Stmt
 	// entityIDs caches the ids of the entities this writer has seen.
 	entityIDs map[string]int64
-	// search holds the keyword-index rows until Flush.
+	// search and lookup hold the keyword-index rows and the lookup path
+	// keys until Flush.
 	search []searchPending
+	lookup []lookupPending
 }
 
 // NewWriter prepares the insert statements in tx; Close them with Close.
@@ -81,6 +83,9 @@ func (w *Writer) InsertCommit(ctx context.Context, u *model.Understood, branch s
 type Prepared struct {
 	blobs  map[string]encodedBlob
 	search [6]string
+	// lookup are the lookup_keys path keys: "=" and each path the commit
+	// changed (new or old), "/" and each directory above one.
+	lookup []string
 }
 
 // Prepare computes a commit's Prepared. Call it once the commit is final
@@ -96,7 +101,34 @@ func Prepare(u *model.Understood) *Prepared {
 			p.blobs[DiffKey(c.Hash, seq)] = encodeBlob([]byte(FormatHunks(fc.Hunks)))
 		}
 	}
+	p.lookup = lookupPathKeys(c.Changes)
 	return p
+}
+
+// lookupPathKeys are a commit's path keys of lookup_keys, each once.
+func lookupPathKeys(changes []model.FileChange) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, fc := range changes {
+		for _, path := range []string{fc.Path, fc.OldPath} {
+			if path == "" {
+				continue
+			}
+			add("=" + path)
+			for i := 1; i < len(path); i++ { // a '/' at 0 makes no directory, as the migration's SQL
+				if path[i] == '/' {
+					add("/" + path[:i])
+				}
+			}
+		}
+	}
+	return out
 }
 
 // InsertPrepared is InsertCommit with the commit's Prepared (nil computes
@@ -147,6 +179,9 @@ func (w *Writer) InsertPrepared(ctx context.Context, u *model.Understood, p *Pre
 		return err
 	}
 	w.search = append(w.search, searchPending{id, p.search})
+	for _, k := range p.lookup {
+		w.lookup = append(w.lookup, lookupPending{id, k})
+	}
 	for i, r := range c.IssueRefs {
 		if _, err := w.stmts["issue"].ExecContext(ctx, id, r.Key, i, r.Kind, string(r.Action), r.Raw, r.URL); err != nil {
 			return fmt.Errorf("insert issue ref of %s: %w", c.Hash, err)

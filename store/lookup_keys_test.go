@@ -33,8 +33,9 @@ func lookupKeysDump(t *testing.T, db *sql.DB) string {
 }
 
 // TestLookupKeysBackfill: migration 5's backfill of an existing history
-// must write what its triggers write for the same commits as sync stores
-// them.
+// must write what the writer (path keys, since migration 7) and the
+// triggers (severity, issue keys) write for the same commits as sync
+// stores them.
 func TestLookupKeysBackfill(t *testing.T) {
 	ctx := context.Background()
 	st, _ := openTest(t)
@@ -95,7 +96,7 @@ func TestLookupKeysBackfill(t *testing.T) {
 		}
 	}
 	for _, q := range []string{`DROP TRIGGER commits_severity`, `DROP TRIGGER commits_reclassified`,
-		`DROP TRIGGER commits_rewritten`, `DROP TRIGGER file_changes_lookup`, `DROP TRIGGER issue_refs_lookup`,
+		`DROP TRIGGER commits_rewritten`, `DROP TRIGGER issue_refs_lookup`,
 		`DROP VIEW commit_severity`, `DROP TABLE lookup_keys`, `DROP TABLE path_positions`,
 		`ALTER TABLE commits DROP COLUMN severity`, m5} {
 		if _, err := st.DB.Exec(q); err != nil {

@@ -91,8 +91,17 @@ type searchPending struct {
 	row [6]string
 }
 
-// searchChunk is how many rows Flush inserts per statement.
-const searchChunk = 128
+// lookupPending is a lookup path key waiting for Flush.
+type lookupPending struct {
+	id  int64
+	key string
+}
+
+// searchChunk and lookupChunk are how many rows Flush inserts per statement.
+const (
+	searchChunk = 128
+	lookupChunk = 400
+)
 
 // Flush writes the keyword-index rows of the commits inserted so far.
 // Call it before the transaction commits. The rows go in multi-row
@@ -116,6 +125,20 @@ func (w *Writer) Flush(ctx context.Context) error {
 			return fmt.Errorf("keyword index: %w", err)
 		}
 		w.search = w.search[n:]
+	}
+	for len(w.lookup) > 0 {
+		n := min(len(w.lookup), lookupChunk)
+		args := make([]any, 0, 2*n)
+		for _, k := range w.lookup[:n] {
+			args = append(args, k.key, k.id)
+		}
+		_, err := w.tx.ExecContext(ctx, `INSERT OR IGNORE INTO lookup_keys
+			SELECT k.column1, c.rewritten = 0, c.severity, c.committer_time, c.id
+			FROM (VALUES `+strings.TrimSuffix(strings.Repeat("(?,?),", n), ",")+`) k JOIN commits c ON c.id = k.column2`, args...)
+		if err != nil {
+			return fmt.Errorf("lookup keys: %w", err)
+		}
+		w.lookup = w.lookup[n:]
 	}
 	return nil
 }
