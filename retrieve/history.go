@@ -3,9 +3,9 @@ package retrieve
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"slices"
-	"fmt"
 	"strings"
 	"time"
 

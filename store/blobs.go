@@ -2,10 +2,10 @@ package store
 
 import (
 	"context"
-	"runtime"
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/klauspost/compress/zstd"
 )
