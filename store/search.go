@@ -146,6 +146,13 @@ func (w *Writer) Flush(ctx context.Context) error {
 // IndexSearchBackfill adds the commits stored before the keyword index
 // existed to it, and reports how many it added.
 func (s *Store) IndexSearchBackfill(ctx context.Context) (int, error) {
+	// Counting both tables is far cheaper than the anti-join, and every
+	// commit inserted since the index exists has its row.
+	var missing bool
+	if err := s.DB.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM commits) != (SELECT COUNT(*) FROM search_docsize)`).
+		Scan(&missing); err != nil || !missing {
+		return 0, err
+	}
 	rows, err := s.DB.QueryContext(ctx, `SELECT hash FROM commits WHERE id NOT IN (SELECT rowid FROM search)`)
 	if err != nil {
 		return 0, err

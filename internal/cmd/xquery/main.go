@@ -14,8 +14,12 @@ import (
 	"slices"
 	"time"
 
+	"strings"
+
 	"github.com/gitmemory/gitmemory/graph"
+	"github.com/gitmemory/gitmemory/retrieve"
 	"github.com/gitmemory/gitmemory/store"
+	"github.com/gitmemory/gitmemory/vectors"
 )
 
 func main() {
@@ -23,8 +27,14 @@ func main() {
 	entity := flag.String("entity", "", "an entity key (path#qualified); default: the most changed one")
 	file := flag.String("file", "", "a file path for the 2-hop walk; default: the most changed one")
 	n := flag.Int("n", 200, "runs per query")
+	questions := flag.String("questions", "", "also time hybrid searches, warm, of these questions (one per line)")
+	path := flag.String("history", "", "also time history of this path")
 	flag.Parse()
 	if err := run(*dir, *entity, *file, *n); err != nil {
+		fmt.Fprintln(os.Stderr, "xquery:", err)
+		os.Exit(1)
+	}
+	if err := searches(*dir, *questions, *path, *n); err != nil {
 		fmt.Fprintln(os.Stderr, "xquery:", err)
 		os.Exit(1)
 	}
@@ -106,3 +116,74 @@ func run(dir, entity, file string, n int) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// searches times warm hybrid searches (stores open, vectors loaded) and a
+// file's history, as a daemon would serve them.
+func searches(dir, questions, path string, n int) error {
+	if questions == "" && path == "" {
+		return nil
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if path != "" {
+		ds := timeN(n, func() error {
+			_, err := retrieve.History(ctx, st, retrieve.HistoryQuery{Path: path, Limit: 50})
+			return err
+		})
+		report("history "+path+" (50 newest, renames followed)", ds)
+	}
+	if questions == "" {
+		return nil
+	}
+	data, err := os.ReadFile(questions)
+	if err != nil {
+		return err
+	}
+	vec, err := vectors.Open(filepath.Join(dir, "vectors"), vectors.NewLocal(0), nil)
+	if err != nil {
+		return err
+	}
+	defer vec.Close()
+	g, err := graph.Open(ctx, filepath.Join(dir, "graph"))
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	s := retrieve.NewSearcher(st, vec, g, retrieve.SearchOptions{})
+	t := time.Now()
+	if _, err := s.Search(ctx, retrieve.Request{Query: "warm up"}); err != nil {
+		return err
+	}
+	fmt.Printf("first search (loads the vectors): %.0f ms\n", ms(time.Since(t)))
+	var all []time.Duration
+	for _, q := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		all = append(all, timeN(max(n/10, 3), func() error {
+			_, err := s.Search(ctx, retrieve.Request{Query: q})
+			return err
+		})...)
+	}
+	report("hybrid search, warm", all)
+	return nil
+}
+
+func timeN(n int, f func() error) []time.Duration {
+	var ds []time.Duration
+	for range n {
+		t := time.Now()
+		if err := f(); err != nil {
+			fmt.Fprintln(os.Stderr, "xquery:", err)
+			os.Exit(1)
+		}
+		ds = append(ds, time.Since(t))
+	}
+	return ds
+}
+
+func report(name string, ds []time.Duration) {
+	slices.Sort(ds)
+	fmt.Printf("%-44s %6d runs     p50 %8.3f ms  p99 %8.3f ms\n", name, len(ds), ms(ds[len(ds)/2]), ms(ds[len(ds)*99/100]))
+}
