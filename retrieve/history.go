@@ -91,11 +91,18 @@ func History(ctx context.Context, st *store.Store, q HistoryQuery) ([]Change, er
 // changed several files under a directory appears once, with the first of
 // them (SQLite takes the bare columns from the MIN row) and summed counts.
 func changesOf(ctx context.Context, st *store.Store, path, dir string, before int64, q HistoryQuery, limit int) ([]Change, error) {
-	rows, err := st.DB.QueryContext(ctx, `SELECT c.hash, c.committer_time, c.committer_tz, c.author_name, c.subject,
+	// The four ways a change can concern the path are four index range
+	// scans; OR-ing them in one WHERE made SQLite scan every file change.
+	rows, err := st.DB.QueryContext(ctx, `WITH f AS (
+			SELECT commit_id, path, status, old_path, insertions, deletions FROM file_changes WHERE path = ?1
+			UNION ALL SELECT commit_id, path, status, old_path, insertions, deletions FROM file_changes WHERE path >= ?2 AND path < ?3
+			UNION ALL SELECT commit_id, path, status, old_path, insertions, deletions FROM file_changes WHERE old_path = ?1
+			UNION ALL SELECT commit_id, path, status, old_path, insertions, deletions FROM file_changes
+				WHERE old_path >= ?2 AND old_path < ?3 AND old_path != '')
+		SELECT c.hash, c.committer_time, c.committer_tz, c.author_name, c.subject,
 			c.classification, c.summary, MIN(f.path), f.status, f.old_path, SUM(f.insertions), SUM(f.deletions)
-		FROM file_changes f JOIN commits c ON c.id = f.commit_id
-		WHERE (f.path = ?1 OR (f.path >= ?2 AND f.path < ?3) OR f.old_path = ?1 OR (f.old_path >= ?2 AND f.old_path < ?3))
-			AND c.rewritten = 0 AND c.committer_time < ?4 AND c.committer_time >= ?5 AND (?6 OR c.is_merge = 0)
+		FROM f JOIN commits c ON c.id = f.commit_id
+		WHERE c.rewritten = 0 AND c.committer_time < ?4 AND c.committer_time >= ?5 AND (?6 OR c.is_merge = 0)
 		GROUP BY c.id ORDER BY c.committer_time DESC, c.id DESC LIMIT ?7`,
 		path, dir, dir[:len(dir)-1]+"0", before, q.Since.Unix(), q.Merges, limit)
 	if err != nil {
