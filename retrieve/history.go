@@ -96,7 +96,7 @@ func changesOf(ctx context.Context, st *store.Store, path, dir string, before in
 	rows, err := st.DB.QueryContext(ctx, `WITH f AS (
 			SELECT commit_id, path, status, old_path, insertions, deletions FROM file_changes WHERE path = ?1
 			UNION ALL SELECT commit_id, path, status, old_path, insertions, deletions FROM file_changes WHERE path >= ?2 AND path < ?3
-			UNION ALL SELECT commit_id, path, status, old_path, insertions, deletions FROM file_changes WHERE old_path = ?1
+			UNION ALL SELECT commit_id, path, status, old_path, insertions, deletions FROM file_changes WHERE old_path = ?1 AND old_path != ''
 			UNION ALL SELECT commit_id, path, status, old_path, insertions, deletions FROM file_changes
 				WHERE old_path >= ?2 AND old_path < ?3 AND old_path != '')
 		SELECT c.hash, c.committer_time, c.committer_tz, c.author_name, c.subject,

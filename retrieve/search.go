@@ -3,7 +3,6 @@ package retrieve
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -492,7 +491,7 @@ func (s *Searcher) related(ctx context.Context, node string) (map[string]float64
 		var err error
 		if p, ok := strings.CutPrefix(n, "file:"); ok {
 			hashes, err = s.strings(ctx, `SELECT c.hash FROM file_changes f JOIN commits c ON c.id = f.commit_id
-				WHERE (f.path = ? OR f.old_path = ?) AND c.is_merge = 0 ORDER BY c.committer_time DESC LIMIT ?`, p, p, perSource)
+				WHERE (f.path = ? OR (f.old_path = ? AND f.old_path != '')) AND c.is_merge = 0 ORDER BY c.committer_time DESC LIMIT ?`, p, p, perSource)
 		} else {
 			hashes, err = s.strings(ctx, `SELECT c.hash FROM entity_changes x JOIN entities e ON e.id = x.entity_id
 				JOIN commits c ON c.id = x.commit_id WHERE e.key = ? ORDER BY c.committer_time DESC LIMIT ?`,
@@ -817,38 +816,38 @@ func (s *Searcher) suggestFrom(ctx context.Context, items []Item, terms []string
 
 // label marks stale results (older than StaleDays, with files changed
 // since) and files that no longer exist at the head (their last change
-// deleted them or renamed them away).
+// deleted them or renamed them away). Commit ids grow in processing order,
+// parents first, so "changed since" and "last change" are index seeks on
+// (path, commit id) rather than scans of a busy file's history.
 func (s *Searcher) label(ctx context.Context, a *Answer) error {
 	cutoff := s.opts.Now().AddDate(0, 0, -s.opts.StaleDays).Unix()
 	for i := range a.Items {
 		it := &a.Items[i]
 		rows, err := s.st.DB.QueryContext(ctx, `SELECT f.path, c.committer_time,
-			(SELECT COUNT(*) FROM file_changes g JOIN commits d ON d.id = g.commit_id
-				WHERE g.path = f.path AND d.committer_time > c.committer_time AND d.rewritten = 0),
-			(SELECT g.status FROM file_changes g JOIN commits d ON d.id = g.commit_id
-				WHERE (g.path = f.path OR g.old_path = f.path) AND d.rewritten = 0
-				ORDER BY d.committer_time DESC, d.id DESC LIMIT 1),
-			(SELECT g.path FROM file_changes g JOIN commits d ON d.id = g.commit_id
-				WHERE (g.path = f.path OR g.old_path = f.path) AND d.rewritten = 0
-				ORDER BY d.committer_time DESC, d.id DESC LIMIT 1)
+			EXISTS (SELECT 1 FROM file_changes g WHERE g.path = f.path AND g.commit_id > c.id),
+			COALESCE((SELECT g.commit_id || ' ' || g.status FROM file_changes g WHERE g.path = f.path
+				ORDER BY g.commit_id DESC LIMIT 1), ''),
+			COALESCE((SELECT g.commit_id FROM file_changes g WHERE g.old_path = f.path AND g.old_path != '' AND g.path != f.path
+				ORDER BY g.commit_id DESC LIMIT 1), 0)
 			FROM file_changes f JOIN commits c ON c.id = f.commit_id WHERE c.hash = ? LIMIT 20`, it.Commit)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
-			var path, status, last string
-			var t int64
-			var later int
-			var st, lp sql.NullString
-			if err := rows.Scan(&path, &t, &later, &st, &lp); err != nil {
+			var path, last string
+			var t, movedAway int64
+			var later bool
+			if err := rows.Scan(&path, &t, &later, &last, &movedAway); err != nil {
 				rows.Close()
 				return err
 			}
-			status, last = st.String, lp.String
-			if t < cutoff && later > 0 {
+			if t < cutoff && later {
 				it.Stale = true
 			}
-			if status == "deleted" || (status == "renamed" && last != path) {
+			idStr, status, _ := strings.Cut(last, " ")
+			var lastID int64
+			fmt.Sscan(idStr, &lastID)
+			if status == "deleted" || movedAway > lastID {
 				it.Gone = append(it.Gone, path)
 			}
 		}

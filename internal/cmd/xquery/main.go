@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -29,13 +30,24 @@ func main() {
 	n := flag.Int("n", 200, "runs per query")
 	questions := flag.String("questions", "", "also time hybrid searches, warm, of these questions (one per line)")
 	path := flag.String("history", "", "also time history of this path")
+	prof := flag.String("cpuprofile", "", "write a CPU profile of the searches")
 	flag.Parse()
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "xquery:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*dir, *entity, *file, *n); err != nil {
 		fmt.Fprintln(os.Stderr, "xquery:", err)
 		os.Exit(1)
 	}
 	if err := searches(*dir, *questions, *path, *n); err != nil {
 		fmt.Fprintln(os.Stderr, "xquery:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
