@@ -3,6 +3,7 @@ package extract
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -264,5 +265,25 @@ func TestModeSymlinkSubmoduleAndTypeChanges(t *testing.T) {
 	}
 	if got, want := numstat(c), normalizeNumstat(g.Git("show", "--format=", "--numstat", "-M", "-C", head)); got != want {
 		t.Errorf("numstat:\ngot:\n%s\ngit:\n%s", got, want)
+	}
+}
+
+// TestIsBare: a work tree (opened from a subdirectory too) is not bare, a
+// bare clone is.
+func TestIsBare(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("sub/a.txt", "a\n")
+	g.Commit("add a")
+	bareDir := filepath.Join(t.TempDir(), "bare.git")
+	g.Git("clone", "-q", "--bare", g.Dir, bareDir)
+	for path, want := range map[string]bool{g.Dir: false, filepath.Join(g.Dir, "sub"): false, bareDir: true} {
+		r, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.IsBare(); got != want {
+			t.Errorf("IsBare(%s) = %v, want %v", path, got, want)
+		}
+		r.Close()
 	}
 }

@@ -75,6 +75,7 @@ type Repo struct {
 	blobs   *genCache[plumbing.Hash, []byte]
 	langs   map[string]string
 	packs   *packReader // nil: read every object through go-git
+	bare    bool        // a bare repository (no work tree)
 }
 
 // Open opens the repository containing path (a work tree, a subdirectory of
@@ -111,11 +112,13 @@ func Open(path string, opts Options) (*Repo, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	root := fsStore.Filesystem().Root()
-	if wt, err := probe.Worktree(); err == nil {
+	wt, wtErr := probe.Worktree()
+	if wtErr == nil {
 		root = wt.Filesystem.Root()
 	}
 	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(int(opts.CacheBytes / 4)),
-		blobs: newByteCache(int(opts.CacheBytes / 4)), langs: map[string]string{}}
+		blobs: newByteCache(int(opts.CacheBytes / 4)), langs: map[string]string{},
+		bare: errors.Is(wtErr, git.ErrIsBareRepository)}
 	if r.packs, err = openPacks(objectsDir(fsStore.Filesystem().Root()), int(opts.CacheBytes/4)); err != nil {
 		return nil, fmt.Errorf("open packs of %s: %w", path, err)
 	}
@@ -200,10 +203,9 @@ func (r *Repo) Root() string { return r.root }
 func (r *Repo) IsShallow() bool { return len(r.shallow) > 0 }
 
 // IsBare reports whether the repository has no work tree.
-func (r *Repo) IsBare() bool {
-	_, err := r.repo.Worktree()
-	return errors.Is(err, git.ErrIsBareRepository)
-}
+// It is decided at Open, from the probe that saw the work tree: the
+// repository is reopened without one, so asking it later says bare always.
+func (r *Repo) IsBare() bool { return r.bare }
 
 // RemoteURL returns origin's first URL, or "".
 func (r *Repo) RemoteURL() string {
