@@ -33,7 +33,10 @@ func (ix *Index) writableLocked() error {
 	if err != nil {
 		return fmt.Errorf("open vector log: %w", err)
 	}
-	end, err := validPrefix(f)
+	end, ok := cleanEnd(f)
+	if !ok {
+		end, err = validPrefix(f)
+	}
 	if err == nil && end < int64(len(logMagic)) {
 		end, err = writeMagic(f)
 	}
@@ -100,7 +103,49 @@ func (ix *Index) appendLocked(frame []byte) error {
 		return errors.Join(fmt.Errorf("append to vector log: %w", err), terr)
 	}
 	ix.logEnd += int64(len(frame))
+	if !ix.opts.NoSync {
+		markCleanEnd(ix.log)
+	}
 	return nil
+}
+
+// The clean-end mark lets a writer append without reading the whole log
+// first (0.8 s of CPU, seconds from a cold disk, on git/git's 220 MB log).
+// After each synced append, "<log>.end" records the log's size and
+// modification time. A writer that finds both unchanged knows the log ends
+// with a complete frame there; anything else (a crash mid-append, a
+// compaction, a reset, an old mark) falls back to checking every frame.
+// Reads still check every frame's checksum as they load.
+
+func cleanEndPath(f *os.File) string { return f.Name() + ".end" }
+
+func cleanEndMark(fi os.FileInfo) string {
+	return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+// markCleanEnd records the log's state after a synced append. Failing to
+// write it only costs the next writer a full check.
+func markCleanEnd(f *os.File) {
+	fi, err := f.Stat()
+	if err != nil {
+		return
+	}
+	if os.WriteFile(cleanEndPath(f), []byte(cleanEndMark(fi)), 0o600) != nil {
+		os.Remove(cleanEndPath(f))
+	}
+}
+
+// cleanEnd returns the log's size when its clean-end mark matches it.
+func cleanEnd(f *os.File) (int64, bool) {
+	mark, err := os.ReadFile(cleanEndPath(f))
+	if err != nil {
+		return 0, false
+	}
+	fi, err := f.Stat()
+	if err != nil || string(mark) != cleanEndMark(fi) || fi.Size() < int64(len(logMagic)) {
+		return 0, false
+	}
+	return fi.Size(), true
 }
 
 // Reset drops the index, whatever embedder built it, and starts an empty
