@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gitmemory/gitmemory/extract"
@@ -23,14 +24,17 @@ func (s *Syncer) markRewritten(ctx context.Context, repo *extract.Repo, res *Res
 	if err != nil {
 		return fmt.Errorf("reachability: %w", err)
 	}
-	orphans, err := stringsWhere(ctx, s.st.DB, `SELECT hash FROM commits WHERE rewritten = 0`, func(h string) bool { return !reach[h] })
+	reached := func(h string) bool { return reach[h] }
+	orphans, err := store.Strings(ctx, s.st.DB, `SELECT hash FROM commits WHERE rewritten = 0`)
 	if err != nil {
 		return err
 	}
-	stale, err := stringsWhere(ctx, s.st.DB, `SELECT commit_hash FROM queue`, func(h string) bool { return !reach[h] })
+	orphans = slices.DeleteFunc(orphans, reached)
+	stale, err := store.Strings(ctx, s.st.DB, `SELECT commit_hash FROM queue`)
 	if err != nil {
 		return err
 	}
+	stale = slices.DeleteFunc(stale, reached)
 	err = s.st.Tx(ctx, func(tx *sql.Tx) error {
 		for _, h := range orphans {
 			if _, err := tx.ExecContext(ctx, `UPDATE commits SET rewritten = 1, graphed = 0 WHERE hash = ?`, h); err != nil {
@@ -51,25 +55,6 @@ func (s *Syncer) markRewritten(ctx context.Context, repo *extract.Repo, res *Res
 	})
 	res.Rewritten += len(orphans)
 	return err
-}
-
-func stringsWhere(ctx context.Context, db *sql.DB, query string, keep func(string) bool) ([]string, error) {
-	rows, err := db.QueryContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		if keep(s) {
-			out = append(out, s)
-		}
-	}
-	return out, rows.Err()
 }
 
 // advance records each branch's head as processed, last of all writes.
@@ -98,14 +83,14 @@ func (s *Syncer) prune(ctx context.Context, res *Result) error {
 	var err error
 	if s.opts.KeepDays > 0 {
 		cutoff := s.opts.Now().AddDate(0, 0, -s.opts.KeepDays).Unix()
-		victims, err = stringsWhere(ctx, s.st.DB, fmt.Sprintf(`SELECT hash FROM commits WHERE committer_time < %d`, cutoff), keepAll)
+		victims, err = store.Strings(ctx, s.st.DB, `SELECT hash FROM commits WHERE committer_time < ?`, cutoff)
 		if err != nil {
 			return err
 		}
 	}
 	if s.opts.KeepCommits > 0 {
-		more, err := stringsWhere(ctx, s.st.DB, fmt.Sprintf(`SELECT hash FROM commits
-			ORDER BY committer_time DESC, id DESC LIMIT -1 OFFSET %d`, s.opts.KeepCommits), keepAll)
+		more, err := store.Strings(ctx, s.st.DB, `SELECT hash FROM commits
+			ORDER BY committer_time DESC, id DESC LIMIT -1 OFFSET ?`, s.opts.KeepCommits)
 		if err != nil {
 			return err
 		}
@@ -133,8 +118,6 @@ func (s *Syncer) prune(ctx context.Context, res *Result) error {
 	}
 	return err
 }
-
-func keepAll(string) bool { return true }
 
 func (s *Syncer) finish(ctx context.Context, res *Result, start time.Time) error {
 	res.Duration = time.Since(start)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/vectors"
 )
 
@@ -169,7 +170,7 @@ func (s *Syncer) syncGraph(ctx context.Context) error {
 			rewritten bool
 		}
 		var rows []row
-		err := queryRows(ctx, s.st.DB, `SELECT hash, rewritten FROM commits WHERE graphed = 0 ORDER BY id LIMIT ?`,
+		err := store.EachRow(ctx, s.st.DB, `SELECT hash, rewritten FROM commits WHERE graphed = 0 ORDER BY id LIMIT ?`,
 			[]any{graphBatch}, func(r *sql.Rows) error {
 				var x row
 				err := r.Scan(&x.hash, &x.rewritten)
@@ -212,21 +213,6 @@ func (s *Syncer) syncGraph(ctx context.Context) error {
 			return err
 		}
 	}
-}
-
-// queryRows runs a query and calls scan for each row.
-func queryRows(ctx context.Context, db *sql.DB, query string, args []any, scan func(*sql.Rows) error) error {
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }
 
 // forgetGraph deletes pruned commits' nodes and edges from the graph,

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gitmemory/gitmemory/graph"
+	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/understand"
 )
 
@@ -193,7 +194,7 @@ func commitItems(ctx context.Context, db *sql.DB, query string, args []any, fn f
 		}
 		items = items[:0]
 	}
-	err := queryRows(ctx, db, query, args, func(r *sql.Rows) error {
+	err := store.EachRow(ctx, db, query, args, func(r *sql.Rows) error {
 		var id int64
 		var it string
 		if err := r.Scan(&id, &it); err != nil {
@@ -215,7 +216,7 @@ func commitItems(ctx context.Context, db *sql.DB, query string, args []any, fn f
 func (s *Syncer) replaceCouplings(ctx context.Context, want []understand.Coupling, touched map[string]bool) error {
 	type pair = [2]string
 	old := map[pair]float64{}
-	err := queryRows(ctx, s.st.DB, `SELECT a, b, confidence FROM couplings`, nil, func(r *sql.Rows) error {
+	err := store.EachRow(ctx, s.st.DB, `SELECT a, b, confidence FROM couplings`, nil, func(r *sql.Rows) error {
 		var p pair
 		var c float64
 		if err := r.Scan(&p[0], &p[1], &c); err != nil {
@@ -304,7 +305,7 @@ func (s *Syncer) relateTests(ctx context.Context) error {
 	if err := s.testsByName(ctx, add); err != nil {
 		return err
 	}
-	err := queryRows(ctx, s.st.DB, `SELECT a, b, confidence FROM couplings`, nil, func(r *sql.Rows) error {
+	err := store.EachRow(ctx, s.st.DB, `SELECT a, b, confidence FROM couplings`, nil, func(r *sql.Rows) error {
 		var a, b string
 		var c float64
 		if err := r.Scan(&a, &b, &c); err != nil {
@@ -340,7 +341,7 @@ func (s *Syncer) testsByName(ctx context.Context, add func(subject, test, basis 
 	type ent struct{ key, path, name, lang string }
 	var tests []ent
 	paths := map[string]bool{}
-	err := queryRows(ctx, s.st.DB, `SELECT DISTINCT path FROM file_changes`, nil, func(r *sql.Rows) error {
+	err := store.EachRow(ctx, s.st.DB, `SELECT DISTINCT path FROM file_changes`, nil, func(r *sql.Rows) error {
 		var p string
 		err := r.Scan(&p)
 		paths[p] = true
@@ -354,7 +355,7 @@ func (s *Syncer) testsByName(ctx context.Context, add func(subject, test, basis 
 			add(FileNode(subj), FileNode(p), "name", subjectFileConfidence)
 		}
 	}
-	err = queryRows(ctx, s.st.DB, `SELECT key, path, name, language FROM entities`, nil, func(r *sql.Rows) error {
+	err = store.EachRow(ctx, s.st.DB, `SELECT key, path, name, language FROM entities`, nil, func(r *sql.Rows) error {
 		var e ent
 		if err := r.Scan(&e.key, &e.path, &e.name, &e.lang); err != nil {
 			return err
@@ -423,7 +424,7 @@ func (s *Syncer) testsByName(ctx context.Context, add func(subject, test, basis 
 // graph, graph first (see replaceCouplings).
 func (s *Syncer) replaceVerified(ctx context.Context, want map[[2]string]verification) error {
 	old := map[[2]string]verification{}
-	err := queryRows(ctx, s.st.DB, `SELECT subject, test, basis, confidence FROM verified_by`, nil, func(r *sql.Rows) error {
+	err := store.EachRow(ctx, s.st.DB, `SELECT subject, test, basis, confidence FROM verified_by`, nil, func(r *sql.Rows) error {
 		var k [2]string
 		var v verification
 		err := r.Scan(&k[0], &k[1], &v.basis, &v.conf)

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"slices"
@@ -108,6 +109,13 @@ func changesOf(ctx context.Context, st *store.Store, path, dir string, before in
 	if err != nil {
 		return nil, fmt.Errorf("history of %s: %w", path, err)
 	}
+	return scanChanges(rows)
+}
+
+// scanChanges reads rows of (hash, committer time and zone, author,
+// subject, classification, summary, path, status, old path, insertions,
+// deletions).
+func scanChanges(rows *sql.Rows) ([]Change, error) {
 	defer rows.Close()
 	var out []Change
 	for rows.Next() {
@@ -151,26 +159,13 @@ func Recent(ctx context.Context, st *store.Store, q RecentQuery) ([]Change, erro
 		limit = DefaultHistoryLimit
 	}
 	rows, err := st.DB.QueryContext(ctx, `SELECT c.hash, c.committer_time, c.committer_tz, c.author_name, c.subject,
-			c.classification, c.summary, c.insertions, c.deletions
+			c.classification, c.summary, '', '', '', c.insertions, c.deletions
 		FROM commits c WHERE c.rewritten = 0 AND c.is_merge = 0 AND c.committer_time >= ?
 		ORDER BY c.committer_time DESC, c.id DESC LIMIT ?`, since.Unix(), limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent changes: %w", err)
 	}
-	defer rows.Close()
-	var out []Change
-	for rows.Next() {
-		var ch Change
-		var t int64
-		var tz int
-		if err := rows.Scan(&ch.Commit, &t, &tz, &ch.Author, &ch.Subject, &ch.Classification, &ch.Summary,
-			&ch.Insertions, &ch.Deletions); err != nil {
-			return nil, err
-		}
-		ch.When = time.Unix(t, 0).In(time.FixedZone("", tz))
-		out = append(out, ch)
-	}
-	return out, rows.Err()
+	return scanChanges(rows)
 }
 
 // keyHistoryScan bounds how much of a history KeyHistory weighs.

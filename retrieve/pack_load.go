@@ -235,15 +235,5 @@ func loadPackDiff(ctx context.Context, db *sql.DB, hash string, seq int) (string
 }
 
 func packRows(ctx context.Context, db *sql.DB, query, arg string, scan func(*sql.Rows) error) error {
-	rows, err := db.QueryContext(ctx, query, arg)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return store.EachRow(ctx, db, query, []any{arg}, scan)
 }

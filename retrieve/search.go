@@ -398,7 +398,7 @@ func (s *Searcher) direct(ctx context.Context, raw string, rf refs, cs *candSet,
 		c.why = append(c.why, why)
 	}
 	for _, sha := range rf.shas {
-		hashes, err := s.strings(ctx, `SELECT hash FROM commits WHERE hash >= ? AND hash < ? LIMIT 2`, sha, sha+"g")
+		hashes, err := store.Strings(ctx, s.st.DB, `SELECT hash FROM commits WHERE hash >= ? AND hash < ? LIMIT 2`, sha, sha+"g")
 		if err != nil {
 			return err
 		}
@@ -409,7 +409,7 @@ func (s *Searcher) direct(ctx context.Context, raw string, rf refs, cs *candSet,
 		})
 	}
 	for _, r := range extract.ParseIssueRefs(raw) {
-		hashes, err := s.strings(ctx, `SELECT c.hash FROM issue_refs i JOIN commits c ON c.id = i.commit_id
+		hashes, err := store.Strings(ctx, s.st.DB, `SELECT c.hash FROM issue_refs i JOIN commits c ON c.id = i.commit_id
 			WHERE i.key = ? ORDER BY c.committer_time DESC LIMIT ?`, r.Key, perSource)
 		if err != nil {
 			return err
@@ -481,7 +481,7 @@ func (s *Searcher) related(ctx context.Context, node string) (map[string]float64
 		}
 	}
 	near := []string{node}
-	partners, err := s.strings(ctx, `SELECT CASE WHEN a = ?1 THEN b ELSE a END FROM couplings WHERE a = ?1 OR b = ?1
+	partners, err := store.Strings(ctx, s.st.DB, `SELECT CASE WHEN a = ?1 THEN b ELSE a END FROM couplings WHERE a = ?1 OR b = ?1
 		ORDER BY confidence DESC LIMIT 10`, node)
 	if err != nil {
 		return nil, err
@@ -490,10 +490,10 @@ func (s *Searcher) related(ctx context.Context, node string) (map[string]float64
 		var hashes []string
 		var err error
 		if p, ok := strings.CutPrefix(n, "file:"); ok {
-			hashes, err = s.strings(ctx, `SELECT c.hash FROM file_changes f JOIN commits c ON c.id = f.commit_id
+			hashes, err = store.Strings(ctx, s.st.DB, `SELECT c.hash FROM file_changes f JOIN commits c ON c.id = f.commit_id
 				WHERE (f.path = ? OR (f.old_path = ? AND f.old_path != '')) AND c.is_merge = 0 ORDER BY c.committer_time DESC LIMIT ?`, p, p, perSource)
 		} else {
-			hashes, err = s.strings(ctx, `SELECT c.hash FROM entity_changes x JOIN entities e ON e.id = x.entity_id
+			hashes, err = store.Strings(ctx, s.st.DB, `SELECT c.hash FROM entity_changes x JOIN entities e ON e.id = x.entity_id
 				JOIN commits c ON c.id = x.commit_id WHERE e.key = ? ORDER BY c.committer_time DESC LIMIT ?`,
 				strings.TrimPrefix(n, "entity:"), perSource)
 		}
@@ -517,7 +517,7 @@ func (s *Searcher) resolvePaths(ctx context.Context, paths []string) ([]string, 
 	var out []string
 	for _, p := range paths {
 		p = strings.Trim(p, "/.")
-		found, err := s.strings(ctx, `SELECT DISTINCT path FROM file_changes WHERE path = ?1 OR path LIKE '%/' || ?1
+		found, err := store.Strings(ctx, s.st.DB, `SELECT DISTINCT path FROM file_changes WHERE path = ?1 OR path LIKE '%/' || ?1
 			ESCAPE '\' LIMIT 4`, strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(p))
 		if err != nil {
 			return nil, err
@@ -612,23 +612,6 @@ func (s *Searcher) matchScore(q, name string) float64 {
 		kw = float64(shared) / float64(n)
 	}
 	return s.opts.FuzzyWeight*fuzzy + (1-s.opts.FuzzyWeight)*kw
-}
-
-func (s *Searcher) strings(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := s.st.DB.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 // details loads what scoring needs of each candidate, and drops rewritten
@@ -774,7 +757,7 @@ func (s *Searcher) suggest(ctx context.Context, terms []string) []string {
 		if len(t) < 3 {
 			continue
 		}
-		names, err := s.strings(ctx, `SELECT DISTINCT name FROM entities WHERE name LIKE ? LIMIT 200`, t[:3]+"%")
+		names, err := store.Strings(ctx, s.st.DB, `SELECT DISTINCT name FROM entities WHERE name LIKE ? LIMIT 200`, t[:3]+"%")
 		if err != nil {
 			return out
 		}

@@ -96,3 +96,30 @@ func RawMessageKey(hash string) string { return "rawmsg:" + hash }
 
 // DiffKey names the unified diff text of a commit's seq-th file change.
 func DiffKey(hash string, seq int) string { return fmt.Sprintf("diff:%s:%d", hash, seq) }
+
+// EachRow runs a query and calls scan for each row.
+func EachRow(ctx context.Context, q Querier, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Strings returns the values of a query's single text column.
+func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+	var out []string
+	err := EachRow(ctx, q, query, args, func(r *sql.Rows) error {
+		var s string
+		err := r.Scan(&s)
+		out = append(out, s)
+		return err
+	})
+	return out, err
+}

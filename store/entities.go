@@ -152,20 +152,7 @@ func (s *Store) FindEntities(ctx context.Context, name, kind string, limit int) 
 // EntityNames returns the distinct entity names, for suggesting the
 // closest one to a name that matches nothing.
 func (s *Store) EntityNames(ctx context.Context) ([]string, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT DISTINCT name FROM entities ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return Strings(ctx, s.DB, `SELECT DISTINCT name FROM entities ORDER BY name`)
 }
 
 func likeEscape(s string) string {
