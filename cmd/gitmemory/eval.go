@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -39,11 +38,12 @@ A question runs as gitmemory query, a path as gitmemory history.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
-			h, err := a.home()
+			name, s, err := a.openSearcher(c.Context(), repo)
 			if err != nil {
 				return err
 			}
-			name, err := h.Resolve(c.Context(), repo)
+			defer s.Close()
+			h, err := a.home()
 			if err != nil {
 				return err
 			}
@@ -51,29 +51,14 @@ A question runs as gitmemory query, a path as gitmemory history.`,
 			if err != nil {
 				return err
 			}
-			opts, err := retrieve.LoadSearchConfig(filepath.Join(h.Dir, configFile))
-			if err != nil {
-				return err
-			}
-			s, err := h.OpenSearcher(c.Context(), name, opts)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			rankers := []struct {
+			type ranker struct {
 				name string
 				rank retrieve.Ranker
-			}{{"gitmemory", retrieve.SearchRanker(s.Searcher, retrieve.Mode(mode))}}
+			}
+			rankers := []ranker{{"gitmemory", retrieve.SearchRanker(s.Searcher, retrieve.Mode(mode))}}
 			if baselines {
-				rankers = append(rankers,
-					struct {
-						name string
-						rank retrieve.Ranker
-					}{"git log --grep", retrieve.GitGrepRanker(r.Path)},
-					struct {
-						name string
-						rank retrieve.Ranker
-					}{"BM25 messages", retrieve.MessageBM25Ranker(s.Searcher)})
+				rankers = append(rankers, ranker{"git log --grep", retrieve.GitGrepRanker(r.Path)},
+					ranker{"BM25 messages", retrieve.MessageBM25Ranker(s.Searcher)})
 			}
 			var reps []*retrieve.EvalReport
 			for _, rk := range rankers {

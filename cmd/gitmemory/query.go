@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gitmemory/gitmemory/memory"
 	"github.com/gitmemory/gitmemory/retrieve"
 )
 
@@ -52,19 +54,7 @@ replaced atomically, then a row appended to DIR/post_response_commits.jsonl.
   gitmemory query "почему отключён prefix matching" --debug`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			h, err := a.home()
-			if err != nil {
-				return err
-			}
-			name, err := h.Resolve(c.Context(), f.repo)
-			if err != nil {
-				return err
-			}
-			opts, err := retrieve.LoadSearchConfig(filepath.Join(h.Dir, configFile))
-			if err != nil {
-				return err
-			}
-			s, err := h.OpenSearcher(c.Context(), name, opts)
+			name, s, err := a.openSearcher(c.Context(), f.repo)
 			if err != nil {
 				return err
 			}
@@ -187,4 +177,23 @@ func packCommitID(a *retrieve.Answer) string {
 		return "none"
 	}
 	return a.Items[0].Commit[:12]
+}
+
+// openSearcher resolves a repository argument and opens its stores for
+// questions, with the [search] configuration of the home's config.toml.
+func (a *app) openSearcher(ctx context.Context, repo string) (string, *memory.Searcher, error) {
+	h, err := a.home()
+	if err != nil {
+		return "", nil, err
+	}
+	name, err := h.Resolve(ctx, repo)
+	if err != nil {
+		return "", nil, err
+	}
+	opts, err := retrieve.LoadSearchConfig(filepath.Join(h.Dir, configFile))
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := h.OpenSearcher(ctx, name, opts)
+	return name, s, err
 }
