@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -100,5 +102,62 @@ func TestHistoryAndRecentCommands(t *testing.T) {
 	}
 	if out := mustCLI(t, home, "recent", "--repo", g.Dir, "--days", "1"); !strings.Contains(out, "no indexed commit in the last 1 days") {
 		t.Errorf("recent nothing: %q", out)
+	}
+}
+
+func TestQueryAndEvalCommands(t *testing.T) {
+	home := t.TempDir()
+	g := sample(t)
+	g.Write("upload.go", "package main\n\nfunc retryUpload() {}\n")
+	retry := g.Commit("Retry uploads because flaky proxies drop connections")
+	mustCLI(t, home, "sync", g.Dir)
+
+	md := mustCLI(t, home, "query", "why do uploads retry?", "--repo", g.Dir, "--tokens", "800")
+	for _, s := range []string{"# Context pack: why do uploads retry?", "[hybrid]", retry[:7], "## Key commits"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("markdown pack lacks %q:\n%s", s, md)
+		}
+	}
+	var pack struct {
+		Metadata struct {
+			TokenCount int    `json:"token_count"`
+			Mode       string `json:"mode"`
+		} `json:"metadata"`
+		KeyItems []struct {
+			Hash string `json:"hash"`
+		} `json:"key_items"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, home, "query", "why do uploads retry?", "--repo", g.Dir, "--json")), &pack); err != nil {
+		t.Fatal(err)
+	}
+	if len(pack.KeyItems) == 0 || pack.KeyItems[0].Hash != retry || pack.Metadata.TokenCount > 4000 || pack.Metadata.TokenCount == 0 {
+		t.Errorf("json pack: %+v", pack)
+	}
+	for _, bad := range [][]string{{"--format", "yaml"}, {"--mode", "fast"}, {"--intent", "guess"}} {
+		args := append([]string{"query", "retry", "--repo", g.Dir}, bad...)
+		if _, errOut, code := cli(t, home, args...); code == 0 || errOut == "" {
+			t.Errorf("query %v: exit %d, stderr %q", bad, code, errOut)
+		}
+	}
+
+	evalFile := filepath.Join(t.TempDir(), "cases.jsonl")
+	os.WriteFile(evalFile, []byte(`{"id": "q1", "kind": "why", "question": "why do uploads retry?", "expected": ["`+retry+`"]}`+"\n"+
+		`{"id": "h1", "path": "upload.go", "expected": ["`+retry+`"]}`+"\n"), 0o600)
+	var reps []struct {
+		Ranker string
+		All    struct {
+			Cases int
+			MRR   float64 `json:"mrr"`
+		}
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, home, "eval", evalFile, "--repo", g.Dir, "--json")), &reps); err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 3 || reps[0].Ranker != "gitmemory" || reps[0].All.Cases != 2 || reps[0].All.MRR != 1 {
+		t.Errorf("eval: %+v", reps)
+	}
+	os.WriteFile(evalFile, []byte(`{"id": "q1", "question": "x", "expected": ["abc"]}`+"\n"), 0o600)
+	if _, errOut, code := cli(t, home, "eval", evalFile, "--repo", g.Dir); code == 0 || !strings.Contains(errOut, "line 1") {
+		t.Errorf("bad eval file: exit %d, %q", code, errOut)
 	}
 }
