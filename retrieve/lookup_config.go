@@ -29,30 +29,43 @@ func DefaultLookupConfig() LookupConfig { return LookupConfig{MaxMatches: 3, Win
 // 1 is an error, so that a typo does not silently change nothing.
 func LoadLookupConfig(path string) (LookupConfig, error) {
 	cfg := DefaultLookupConfig()
+	keys, err := configSection(path, "lookup")
+	if err != nil {
+		return cfg, fmt.Errorf("%w: read %s: %v", ErrBadLookupConfig, path, err)
+	}
+	fields := map[string]*int{"max_matches": &cfg.MaxMatches, "window_days": &cfg.WindowDays}
+	for _, kv := range keys {
+		key := "lookup." + kv[0]
+		dst, ok := fields[kv[0]]
+		if !ok {
+			return cfg, fmt.Errorf("%w: %s: unknown key %s (known: max_matches, window_days)", ErrBadLookupConfig, path, key)
+		}
+		n, err := strconv.Atoi(kv[1])
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("%w: %s: %s must be a whole number of at least 1, not %q", ErrBadLookupConfig, path, key, kv[1])
+		}
+		*dst = n
+	}
+	return cfg, nil
+}
+
+// configSection returns the keys and values of one [section] of the TOML
+// file at path, in viper's order; a missing file has none.
+func configSection(path, section string) ([][2]string, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return cfg, nil
+		return nil, nil
 	}
 	v := viper.New()
 	v.SetConfigFile(path)
 	v.SetConfigType("toml")
 	if err := v.ReadInConfig(); err != nil {
-		return cfg, fmt.Errorf("%w: read %s: %v", ErrBadLookupConfig, path, err)
+		return nil, err
 	}
-	fields := map[string]*int{"max_matches": &cfg.MaxMatches, "window_days": &cfg.WindowDays}
+	var out [][2]string
 	for _, key := range v.AllKeys() {
-		section, name, _ := strings.Cut(key, ".")
-		if section != "lookup" {
-			continue
+		if sec, name, _ := strings.Cut(key, "."); sec == section {
+			out = append(out, [2]string{name, v.GetString(key)})
 		}
-		dst, ok := fields[name]
-		if !ok {
-			return cfg, fmt.Errorf("%w: %s: unknown key %s (known: max_matches, window_days)", ErrBadLookupConfig, path, key)
-		}
-		n, err := strconv.Atoi(v.GetString(key))
-		if err != nil || n < 1 {
-			return cfg, fmt.Errorf("%w: %s: %s must be a whole number of at least 1, not %q", ErrBadLookupConfig, path, key, v.GetString(key))
-		}
-		*dst = n
 	}
-	return cfg, nil
+	return out, nil
 }

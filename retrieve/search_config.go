@@ -3,11 +3,7 @@ package retrieve
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
-
-	"github.com/spf13/viper"
 )
 
 // ErrBadSearchConfig: the [search] section of the configuration file has
@@ -34,13 +30,8 @@ var ErrBadSearchConfig = errors.New("bad [search] configuration")
 // error, so that a typo does not silently change nothing.
 func LoadSearchConfig(path string) (SearchOptions, error) {
 	o := SearchOptions{Weights: DefaultWeights()}.withDefaults()
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return o, nil
-	}
-	v := viper.New()
-	v.SetConfigFile(path)
-	v.SetConfigType("toml")
-	if err := v.ReadInConfig(); err != nil {
+	keys, err := configSection(path, "search")
+	if err != nil {
 		return o, fmt.Errorf("%w: read %s: %v", ErrBadSearchConfig, path, err)
 	}
 	w := &o.Weights
@@ -48,12 +39,8 @@ func LoadSearchConfig(path string) (SearchOptions, error) {
 		"relationship": &w.Relationship, "author": &w.Author, "bonus": &w.Bonus, "vector": &w.Vector,
 		"fuzzy_threshold": &o.FuzzyThreshold, "fuzzy_weight": &o.FuzzyWeight}
 	ints := map[string]*int{"stale_days": &o.StaleDays, "limit": &o.Limit}
-	for _, key := range v.AllKeys() {
-		section, name, _ := strings.Cut(key, ".")
-		if section != "search" {
-			continue
-		}
-		val := v.GetString(key)
+	for _, kv := range keys {
+		name, val, key := kv[0], kv[1], "search."+kv[0]
 		if f, ok := floats[name]; ok {
 			x, err := strconv.ParseFloat(val, 64)
 			if err != nil || x < 0 {
