@@ -91,6 +91,9 @@ func Open(ctx context.Context, addr string) (*Graph, error) {
 }
 
 func openPostgres(dsn string) (*Graph, error) {
+	if err := ensureSchema(dsn); err != nil {
+		return nil, err
+	}
 	err := cgraph.InitQuadStore("postgres", dsn, nil)
 	if err != nil && !errors.Is(err, cgraph.ErrDatabaseExists) {
 		return nil, fmt.Errorf("init postgres graph: %w", err)

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/agnivade/levenshtein"
 
@@ -32,6 +33,11 @@ var (
 // Home is a gitmemory home directory holding repos/<name>/ data dirs.
 type Home struct {
 	Dir string
+
+	// holdMu serialises Hold, Release and Remove; mu guards held.
+	holdMu sync.Mutex
+	mu     sync.Mutex
+	held   map[string]*held // see Hold
 }
 
 // DefaultDir is $GITMEMORY_HOME, else $XDG_DATA_HOME/gitmemory, else

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gitmemory/gitmemory/extract"
+	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/store"
 )
@@ -147,6 +148,9 @@ func applyPolicy(r *Repository, p Policy) {
 	}
 	if p.Graph != nil {
 		r.Graph = *p.Graph
+		if dsn, err := graph.RepositoryDSN(r.Graph, r.Name); r.Graph != "" && err == nil {
+			r.Graph = dsn // a schema of its own: the database may be shared
+		}
 	}
 }
 
@@ -168,6 +172,11 @@ func validatePolicy(r *Repository) error {
 // withStore takes the writer lock of a repository's data directory and
 // opens its store for fn.
 func (h *Home) withStore(ctx context.Context, name string, fn func(*store.Store) error) error {
+	if hd := h.holding(name); hd != nil {
+		hd.syncMu.Lock()
+		defer hd.syncMu.Unlock()
+		return fn(hd.st)
+	}
 	dir := h.DataDir(name)
 	lock, err := store.AcquireLock(dir)
 	if err != nil {
@@ -247,10 +256,19 @@ func (h *Home) Get(ctx context.Context, name string) (*Repository, error) {
 	return r, err
 }
 
+// ReadStore runs fn on a repository's metadata store, opened for reading
+// (or the one this process holds).
+func (h *Home) ReadStore(ctx context.Context, name string, fn func(*store.Store) error) error {
+	return h.read(ctx, name, fn)
+}
+
 // read opens a repository's store for reading, without the writer lock.
 func (h *Home) read(ctx context.Context, name string, fn func(*store.Store) error) error {
 	if err := ValidName(name); err != nil {
 		return err
+	}
+	if hd := h.holding(name); hd != nil {
+		return fn(hd.st)
 	}
 	dir := h.DataDir(name)
 	if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err != nil {
@@ -267,6 +285,11 @@ func (h *Home) read(ctx context.Context, name string, fn func(*store.Store) erro
 // Remove deletes a repository's registration and every byte of its data.
 func (h *Home) Remove(ctx context.Context, name string) error {
 	if _, err := h.Get(ctx, name); err != nil {
+		return err
+	}
+	h.holdMu.Lock()
+	defer h.holdMu.Unlock()
+	if err := h.releaseLocked(name); err != nil {
 		return err
 	}
 	dir := h.DataDir(name)

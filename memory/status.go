@@ -29,6 +29,9 @@ type Status struct {
 	// Classes counts live commits by primary change type.
 	Classes     map[string]int `json:"classes,omitempty"`
 	DesignNotes int            `json:"design_notes"`
+	// GraphPending counts commits whose metadata is stored but whose graph
+	// edges and vectors are not written yet (a sync under way or stopped).
+	GraphPending int `json:"graph_pending"`
 	// Entities are the functions, methods and types seen; EntityChanges
 	// what commits did to them; CoEvolving and TestLinks the pairs that
 	// change together and the VERIFIED_BY links.
@@ -85,7 +88,14 @@ func (h *Home) Status(ctx context.Context, name string, verify bool) (*Status, e
 		if err := s.understood(ctx, st); err != nil {
 			return err
 		}
-		s.graphCounts(ctx, h.graphAddr(name, repo))
+		if hd := h.holding(name); hd != nil {
+			s.GraphQuads, s.GraphValues, err = hd.g.Size(ctx)
+			if err != nil {
+				s.GraphNote = err.Error()
+			}
+		} else {
+			s.graphCounts(ctx, h.graphAddr(name, repo))
+		}
 		q := queue.New(st.DB)
 		counts, err := q.Counts(ctx)
 		if err != nil {
@@ -170,8 +180,9 @@ func (s *Status) graphCounts(ctx context.Context, addr string) {
 
 func (s *Status) understood(ctx context.Context, st *store.Store) error {
 	err := st.DB.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM design_notes), (SELECT COUNT(*) FROM entities),
-		(SELECT COUNT(*) FROM entity_changes), (SELECT COUNT(*) FROM couplings), (SELECT COUNT(*) FROM verified_by)`).Scan(
-		&s.DesignNotes, &s.Entities, &s.EntityChanges, &s.CoEvolving, &s.TestLinks)
+		(SELECT COUNT(*) FROM entity_changes), (SELECT COUNT(*) FROM couplings), (SELECT COUNT(*) FROM verified_by),
+		(SELECT COUNT(*) FROM commits WHERE graphed = 0)`).Scan(
+		&s.DesignNotes, &s.Entities, &s.EntityChanges, &s.CoEvolving, &s.TestLinks, &s.GraphPending)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package memory
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -31,66 +33,106 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 	if _, err := h.Get(ctx, name); err != nil {
 		return nil, err
 	}
+	if hd := h.holding(name); hd != nil {
+		hd.syncMu.Lock()
+		defer hd.syncMu.Unlock()
+		return h.syncStores(ctx, hd.st, opts, func(string) (*graph.Graph, *vectors.Index, func(), error) {
+			if opts.Policy.Graph != nil {
+				return nil, nil, nil, fmt.Errorf("the daemon holds %s's graph: stop it to switch graph stores", name)
+			}
+			return hd.g, hd.vec, func() {}, nil
+		})
+	}
 	var res *indexer.Result
 	err := h.withStore(ctx, name, func(st *store.Store) error {
-		repo, err := loadRepository(ctx, st.DB)
-		if err != nil {
-			return err
-		}
-		oldGraph := repo.Graph
-		applyPolicy(repo, opts.Policy)
-		if err := validatePolicy(repo); err != nil {
-			return err
-		}
-		if err := saveRepository(ctx, st.DB, repo, false); err != nil {
-			return err
-		}
-		if repo.Graph != oldGraph {
-			// A new graph store starts empty: rebuild it from SQLite.
-			if _, err := st.DB.ExecContext(ctx, `UPDATE commits SET graphed = 0`); err != nil {
-				return err
-			}
-		}
-		g, err := graph.Open(ctx, h.graphAddr(name, repo))
-		if err != nil {
-			return err
-		}
-		defer g.Close()
-		vec, err := h.openVectors(name)
-		if err != nil {
-			return err
-		}
-		defer vec.Close()
-		io := indexer.Options{Mode: repo.BranchMode, Branches: repo.Branches, KeepDays: repo.KeepDays,
-			KeepCommits: repo.KeepCommits, Progress: opts.Progress, Graph: g, Vectors: vec}
-		if opts.LLM != nil {
-			sum, err := llm.New(*opts.LLM, llm.NewSQLCache(st.DB), slog.Default())
+		var err error
+		res, err = h.syncStores(ctx, st, opts, func(addr string) (*graph.Graph, *vectors.Index, func(), error) {
+			g, err := graph.Open(ctx, addr)
 			if err != nil {
-				return err
+				return nil, nil, nil, err
 			}
-			io.Summarizer = sum
-		}
-		if os.Getenv("GITMEMORY_BENCH_EXTRACT_ONLY") != "" {
-			io.ExtractOnly = true // bench/sync-vs-git.sh's baseline
-		}
-		if opts.Tune != nil {
-			opts.Tune(&io)
-		}
-		s, err := indexer.New(repo.Path, st, io)
-		if err != nil {
-			return err
-		}
-		res, err = s.Run(ctx)
+			vec, err := h.openVectors(name)
+			if err != nil {
+				return nil, nil, nil, errors.Join(err, g.Close())
+			}
+			return g, vec, func() { g.Close(); vec.Close() }, nil
+		})
 		return err
 	})
 	return res, err
 }
 
-// openVectors opens a repository's vector index with the default local
-// embedder (deterministic, offline). Opening reads nothing: the index
-// loads on its first query.
+// syncStores runs one sync on an open metadata store; stores opens (or
+// hands over) the graph at an address and the vector index.
+func (h *Home) syncStores(ctx context.Context, st *store.Store, opts SyncOptions,
+	stores func(graphAddr string) (*graph.Graph, *vectors.Index, func(), error)) (*indexer.Result, error) {
+	repo, err := loadRepository(ctx, st.DB)
+	if err != nil {
+		return nil, err
+	}
+	oldGraph := repo.Graph
+	applyPolicy(repo, opts.Policy)
+	if err := validatePolicy(repo); err != nil {
+		return nil, err
+	}
+	g, vec, closeStores, err := stores(h.graphAddr(repo.Name, repo))
+	if err != nil {
+		return nil, err
+	}
+	defer closeStores()
+	if err := saveRepository(ctx, st.DB, repo, false); err != nil {
+		return nil, err
+	}
+	if repo.Graph != oldGraph {
+		// A new graph store starts empty: rebuild it from SQLite.
+		if _, err := st.DB.ExecContext(ctx, `UPDATE commits SET graphed = 0`); err != nil {
+			return nil, err
+		}
+	}
+	io := indexer.Options{Mode: repo.BranchMode, Branches: repo.Branches, KeepDays: repo.KeepDays,
+		KeepCommits: repo.KeepCommits, Progress: opts.Progress, Graph: g, Vectors: vec}
+	if opts.LLM != nil {
+		sum, err := llm.New(*opts.LLM, llm.NewSQLCache(st.DB), slog.Default())
+		if err != nil {
+			return nil, err
+		}
+		io.Summarizer = sum
+	}
+	if os.Getenv("GITMEMORY_BENCH_EXTRACT_ONLY") != "" {
+		io.ExtractOnly = true // bench/sync-vs-git.sh's baseline
+	}
+	if opts.Tune != nil {
+		opts.Tune(&io)
+	}
+	s, err := indexer.New(repo.Path, st, io)
+	if err != nil {
+		return nil, err
+	}
+	return s.Run(ctx)
+}
+
+// openVectors opens a repository's vector index with the embedder the
+// environment names (GITMEMORY_EMBEDDER: local, the default, deterministic
+// and offline; ollama or openai with GITMEMORY_EMBEDDER_URL, _MODEL and
+// _API_KEY). Opening reads nothing: the index loads on its first query.
 func (h *Home) openVectors(name string) (*vectors.Index, error) {
-	return vectors.Open(filepath.Join(h.DataDir(name), "vectors"), vectors.NewLocal(0), nil)
+	emb, err := EmbedderFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return vectors.Open(filepath.Join(h.DataDir(name), "vectors"), emb, nil)
+}
+
+// EmbedderFromEnv is the embedder the GITMEMORY_EMBEDDER* variables
+// configure (docker-compose sets them for its embedding server).
+func EmbedderFromEnv() (vectors.Embedder, error) {
+	e, err := vectors.New(vectors.Config{Kind: os.Getenv("GITMEMORY_EMBEDDER"), Remote: vectors.RemoteConfig{
+		BaseURL: os.Getenv("GITMEMORY_EMBEDDER_URL"), Model: os.Getenv("GITMEMORY_EMBEDDER_MODEL"),
+		APIKey: os.Getenv("GITMEMORY_EMBEDDER_API_KEY")}})
+	if err != nil {
+		return nil, fmt.Errorf("GITMEMORY_EMBEDDER: %w", err)
+	}
+	return e, nil
 }
 
 // graphAddr is where a repository's graph lives: its DSN, or the bolt

@@ -1,6 +1,8 @@
 package retrieve
 
 import (
+	"fmt"
+
 	"github.com/gitmemory/gitmemory/model"
 )
 
@@ -28,6 +30,17 @@ func (s Severity) String() string {
 
 // MarshalText writes the severity's name.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a severity's name, so a result survives the API.
+func (s *Severity) UnmarshalText(b []byte) error {
+	for i, n := range severityNames {
+		if n == string(b) {
+			*s = Severity(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown severity %q", b)
+}
 
 // MinSecurityLabel is the confidence from which a secondary security label
 // counts as a security flag. The classifier gives a lone weak word

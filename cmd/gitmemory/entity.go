@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/memory"
 )
 
@@ -35,7 +36,7 @@ gitmemory history PATH).`,
   gitmemory entity diff_tree --kind function`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			h, err := a.home()
+			svc, h, err := a.service(c.Context())
 			if err != nil {
 				return err
 			}
@@ -43,7 +44,7 @@ gitmemory history PATH).`,
 			if err != nil {
 				return err
 			}
-			r, err := h.Entity(c.Context(), name, args[0], memory.EntityOptions{Kind: kind, Limit: limit})
+			r, err := svc.Entity(c.Context(), api.EntityRequest{Repo: name, Name: args[0], Kind: kind, Limit: limit})
 			if err != nil {
 				return err
 			}

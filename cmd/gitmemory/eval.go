@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gitmemory/gitmemory/memory"
 	"github.com/gitmemory/gitmemory/retrieve"
 )
 
@@ -102,4 +105,24 @@ func printEval(w io.Writer, reps []*retrieve.EvalReport) {
 	if len(reps[0].Misses) > 0 {
 		fmt.Fprintf(w, "\n%s missed (no expected commit in the top 10): %s\n", reps[0].Ranker, strings.Join(reps[0].Misses, " "))
 	}
+}
+
+// openSearcher resolves a repository argument and opens its stores in this
+// process for questions, with the [search] configuration of config.toml.
+// Evaluation reads only, so it runs beside a daemon.
+func (a *app) openSearcher(ctx context.Context, repo string) (string, *memory.Searcher, error) {
+	h, err := a.home()
+	if err != nil {
+		return "", nil, err
+	}
+	name, err := h.Resolve(ctx, repo)
+	if err != nil {
+		return "", nil, err
+	}
+	opts, err := retrieve.LoadSearchConfig(filepath.Join(h.Dir, configFile))
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := h.OpenSearcher(ctx, name, opts)
+	return name, s, err
 }

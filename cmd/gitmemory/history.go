@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/retrieve"
 )
 
@@ -40,16 +41,11 @@ tree.`,
 			if err != nil {
 				return err
 			}
-			h, err := a.home()
+			svc, _, err := a.service(c.Context())
 			if err != nil {
 				return err
 			}
-			hq := retrieve.HistoryQuery{Path: path, Since: t, Limit: limit, Merges: merges}
-			history := h.History
-			if key {
-				history = h.KeyHistory
-			}
-			cs, err := history(c.Context(), name, hq)
+			cs, err := svc.History(c.Context(), api.HistoryRequest{Repo: name, Path: path, Since: t, Limit: limit, Merges: merges, Key: key})
 			if err != nil {
 				return err
 			}
@@ -95,11 +91,11 @@ their change type and one-line summary; with PATH, only those that changed it
 			if err != nil {
 				return err
 			}
-			h, err := a.home()
+			svc, _, err := a.service(c.Context())
 			if err != nil {
 				return err
 			}
-			cs, err := h.Recent(c.Context(), name, retrieve.RecentQuery{Path: path, Days: days, Limit: limit})
+			cs, err := svc.Recent(c.Context(), api.RecentRequest{Repo: name, Path: path, Days: days, Limit: limit})
 			if err != nil {
 				return err
 			}

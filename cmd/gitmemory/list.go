@@ -14,11 +14,11 @@ func (a *app) listCmd() *cobra.Command {
 		Short: "List registered repositories",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			h, err := a.home()
+			svc, _, err := a.service(c.Context())
 			if err != nil {
 				return err
 			}
-			repos, err := h.List(c.Context())
+			repos, err := svc.List(c.Context())
 			if err != nil {
 				return err
 			}

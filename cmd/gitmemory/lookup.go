@@ -13,13 +13,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/memory"
 	"github.com/gitmemory/gitmemory/retrieve"
-	"github.com/gitmemory/gitmemory/store"
 )
 
 // configFile is the configuration file's name in the gitmemory home.
-const configFile = "config.toml"
+const configFile = api.ConfigFile
 
 // lookupFlags are the lookup command's options.
 type lookupFlags struct {
@@ -104,10 +104,6 @@ func (a *app) lookup(ctx context.Context, args []string, f lookupFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := retrieve.LoadLookupConfig(filepath.Join(h.Dir, configFile))
-	if err != nil {
-		return err
-	}
 	q := retrieve.LookupQuery{Paths: relativePaths(repo.Path, f.paths), Fingerprints: f.fingerprints,
 		Head: f.head, Days: f.days, Limit: f.limit}
 	if f.staged {
@@ -120,14 +116,12 @@ func (a *app) lookup(ctx context.Context, args []string, f lookupFlags) error {
 	if len(q.Paths) == 0 && len(q.Fingerprints) == 0 {
 		return fmt.Errorf("nothing to look up: give --path, --staged or --fingerprint")
 	}
-	st, err := store.Open(ctx, h.DataDir(repo.Name))
+	svc, _, err := a.service(ctx)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	l := retrieve.NewLookup(st, cfg, nil)
-	defer l.Close()
-	res, err := l.Run(ctx, q)
+	res, err := svc.Lookup(ctx, api.LookupRequest{Repo: repo.Name, Paths: q.Paths, Fingerprints: q.Fingerprints,
+		Head: q.Head, Days: q.Days, Limit: q.Limit})
 	if err != nil {
 		return err
 	}

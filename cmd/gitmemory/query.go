@@ -5,13 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gitmemory/gitmemory/memory"
+	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/retrieve"
 )
 
@@ -53,63 +51,7 @@ replaced atomically, then a row appended to DIR/post_response_commits.jsonl.
   gitmemory query "when was context support added" --json
   gitmemory query "почему отключён prefix matching" --debug`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			name, s, err := a.openSearcher(c.Context(), f.repo)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			if f.jsonOut {
-				f.format = retrieve.FormatJSON
-			}
-			if f.format != retrieve.FormatJSON && f.format != retrieve.FormatMarkdown {
-				return fmt.Errorf("--format %q: want json or markdown", f.format)
-			}
-			ans, err := s.Search(c.Context(), retrieve.Request{Query: args[0], Intent: f.intent, Mode: retrieve.Mode(f.mode), Limit: f.limit})
-			if err != nil {
-				return err
-			}
-			if !f.debug {
-				for i := range ans.Items {
-					ans.Items[i].Components = nil
-				}
-			}
-			if f.list {
-				if f.format == retrieve.FormatJSON {
-					return writeJSON(a.stdout, ans)
-				}
-				printAnswer(a.stdout, ans, f.debug)
-				return nil
-			}
-			if f.debug {
-				printAnswer(a.stderr, ans, true)
-			}
-			format := f.format
-			if f.out != "" {
-				format = retrieve.FormatJSON // the file is JSON; its count must be of that text
-			}
-			p, err := retrieve.BuildPack(c.Context(), s.Store, packInput(name, ans), retrieve.PackOptions{
-				Tokens: f.tokens, Format: format, IncludeRewritten: f.rewritten})
-			if err != nil {
-				return err
-			}
-			if f.out != "" {
-				path, err := retrieve.WritePack(f.out, p, packCommitID(ans))
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stderr, "wrote %s (%d tokens)\n", path, p.Metadata.TokenCount)
-			}
-			text, err := retrieve.Render(p, f.format)
-			if err != nil {
-				return err
-			}
-			a.stdout.Write(text)
-			if !bytes.HasSuffix(text, []byte("\n")) {
-				fmt.Fprintln(a.stdout)
-			}
-			return nil
-		},
+		RunE: func(c *cobra.Command, args []string) error { return a.query(c.Context(), args[0], f) },
 	}
 	fl := c.Flags()
 	fl.StringVar(&f.repo, "repo", ".", "the repository: a registered name or a path inside it")
@@ -156,20 +98,6 @@ func printAnswer(w io.Writer, a *retrieve.Answer, debug bool) {
 	}
 }
 
-// packInput hands a search's answer to the pack builder.
-func packInput(repo string, a *retrieve.Answer) retrieve.PackInput {
-	return retrieve.PackInput{Query: a.Query, Repository: repo, Intent: a.Intent, Mode: a.Mode, Degraded: a.Degraded,
-		Warnings: append(slices.Clone(a.Warnings), suggestionWarning(a)...), Items: a.Items, Entities: a.Entities,
-		Files: a.Files, Clarify: a.Clarify}
-}
-
-func suggestionWarning(a *retrieve.Answer) []string {
-	if len(a.Suggestions) == 0 {
-		return nil
-	}
-	return []string{"try: " + strings.Join(a.Suggestions, ", ")}
-}
-
 // packCommitID names a written pack: the best answer's short hash, or
 // "none" when nothing matched.
 func packCommitID(a *retrieve.Answer) string {
@@ -179,21 +107,55 @@ func packCommitID(a *retrieve.Answer) string {
 	return a.Items[0].Commit[:12]
 }
 
-// openSearcher resolves a repository argument and opens its stores for
-// questions, with the [search] configuration of the home's config.toml.
-func (a *app) openSearcher(ctx context.Context, repo string) (string, *memory.Searcher, error) {
-	h, err := a.home()
-	if err != nil {
-		return "", nil, err
+func (a *app) query(ctx context.Context, question string, f queryFlags) error {
+	if f.jsonOut {
+		f.format = retrieve.FormatJSON
 	}
-	name, err := h.Resolve(ctx, repo)
-	if err != nil {
-		return "", nil, err
+	if f.format != retrieve.FormatJSON && f.format != retrieve.FormatMarkdown {
+		return fmt.Errorf("--format %q: want json or markdown", f.format)
 	}
-	opts, err := retrieve.LoadSearchConfig(filepath.Join(h.Dir, configFile))
+	svc, h, err := a.service(ctx)
 	if err != nil {
-		return "", nil, err
+		return err
 	}
-	s, err := h.OpenSearcher(ctx, name, opts)
-	return name, s, err
+	name, err := h.Resolve(ctx, f.repo)
+	if err != nil {
+		return err
+	}
+	format := f.format
+	if f.out != "" {
+		format = retrieve.FormatJSON // the file is JSON; its count must be of that text
+	}
+	res, err := svc.Query(ctx, api.QueryRequest{Repo: name, Query: question, Intent: f.intent, Mode: f.mode,
+		Limit: f.limit, Tokens: f.tokens, Format: format, AnswerOnly: f.list, IncludeRewritten: f.rewritten, Debug: f.debug})
+	if err != nil {
+		return err
+	}
+	ans := res.Answer
+	if f.list {
+		if f.format == retrieve.FormatJSON {
+			return writeJSON(a.stdout, ans)
+		}
+		printAnswer(a.stdout, ans, f.debug)
+		return nil
+	}
+	if f.debug {
+		printAnswer(a.stderr, ans, true)
+	}
+	text := []byte(res.Text)
+	if f.out != "" {
+		path, err := retrieve.WritePack(f.out, res.Pack, packCommitID(ans))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "wrote %s (%d tokens)\n", path, res.Pack.Metadata.TokenCount)
+		if text, err = retrieve.Render(res.Pack, f.format); err != nil {
+			return err
+		}
+	}
+	a.stdout.Write(text)
+	if !bytes.HasSuffix(text, []byte("\n")) {
+		fmt.Fprintln(a.stdout)
+	}
+	return nil
 }

@@ -15,7 +15,7 @@ func (a *app) removeCmd() *cobra.Command {
 The Git repository itself is not touched.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			h, err := a.home()
+			svc, h, err := a.service(c.Context())
 			if err != nil {
 				return err
 			}
@@ -23,7 +23,7 @@ The Git repository itself is not touched.`,
 			if err != nil {
 				return err
 			}
-			if err := h.Remove(c.Context(), name); err != nil {
+			if err := svc.Remove(c.Context(), name); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "removed %s and its data\n", name)

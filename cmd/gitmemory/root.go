@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/memory"
 )
 
@@ -15,6 +18,23 @@ type app struct {
 }
 
 func (a *app) home() (*memory.Home, error) { return memory.OpenHome(a.homeDir) }
+
+// service is where commands are answered: the daemon serving this home if
+// one runs (it holds the stores, which are single-process), else this
+// process, opening the stores itself. GITMEMORY_NO_DAEMON=1 forces the
+// latter (reads only: a sync would find the stores locked).
+func (a *app) service(ctx context.Context) (api.Service, *memory.Home, error) {
+	h, err := a.home()
+	if err != nil {
+		return nil, nil, err
+	}
+	if os.Getenv("GITMEMORY_NO_DAEMON") == "" {
+		if c := api.Discover(ctx, h.Dir); c != nil {
+			return c, h, nil
+		}
+	}
+	return api.NewLocal(h), h, nil
+}
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	a := &app{stdout: stdout, stderr: stderr}
@@ -38,6 +58,6 @@ repository: $GITMEMORY_HOME, else $XDG_DATA_HOME/gitmemory, else
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&a.homeDir, "home", memory.DefaultDir(), "gitmemory home directory")
 	root.AddCommand(a.addCmd(), a.listCmd(), a.syncCmd(), a.statusCmd(), a.removeCmd(), a.entityCmd(), a.historyCmd(), a.recentCmd(), a.queryCmd(), a.evalCmd())
-	root.AddCommand(a.lookupCmd())
+	root.AddCommand(a.lookupCmd(), a.daemonCmd(), a.mcpCmd())
 	return root
 }

@@ -23,7 +23,7 @@ argument, shows every registered repository. --verify also walks the tracked
 branches and counts reachable commits that are not indexed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			h, err := a.home()
+			svc, h, err := a.service(c.Context())
 			if err != nil {
 				return err
 			}
@@ -45,7 +45,7 @@ branches and counts reachable commits that are not indexed.`,
 			}
 			var all []*memory.Status
 			for _, n := range names {
-				st, err := h.Status(c.Context(), n, verify)
+				st, err := svc.Status(c.Context(), n, verify)
 				if err != nil {
 					return err
 				}

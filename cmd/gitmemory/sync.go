@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/memory"
 	"github.com/gitmemory/gitmemory/understand/llm"
@@ -52,10 +53,23 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 			if err != nil {
 				return err
 			}
+			svc, _, err := a.service(c.Context())
+			if err != nil {
+				return err
+			}
+			daemon, viaDaemon := svc.(*api.Client)
+			if viaDaemon && (llmCfg != nil || c.Flags().Changed("workers") || hasPolicy(pf.policy(c))) {
+				return fmt.Errorf("a daemon keeps this home's repositories and syncs them itself: stop it to sync with --llm, --workers or a new policy")
+			}
 			var failed error
 			var results []syncReport
 			for _, name := range names {
-				rep, err := a.syncOne(c.Context(), h, name, pf.policy(c), workers, quiet || jsonOut, llmCfg)
+				var rep syncReport
+				if viaDaemon {
+					rep, err = daemonSync(c.Context(), daemon, name)
+				} else {
+					rep, err = a.syncOne(c.Context(), h, name, pf.policy(c), workers, quiet || jsonOut, llmCfg)
+				}
 				if err != nil {
 					if len(names) == 1 {
 						return err
@@ -190,6 +204,20 @@ func (a *app) syncOne(ctx context.Context, h *memory.Home, name string, pol memo
 		return syncReport{}, err
 	}
 	return syncReport{Name: name, Result: res}, nil
+}
+
+// daemonSync asks the daemon to sync now and waits: the daemon coalesces
+// this request with its own loop, so a sync never runs twice at once.
+func daemonSync(ctx context.Context, c *api.Client, name string) (syncReport, error) {
+	res, err := c.Sync(ctx, name)
+	if err != nil {
+		return syncReport{}, fmt.Errorf("sync through the daemon: %w", err)
+	}
+	return syncReport{Name: name, Result: res}, nil
+}
+
+func hasPolicy(p memory.Policy) bool {
+	return p.Mode != nil || len(p.Branches) > 0 || p.KeepDays != nil || p.KeepCommits != nil || p.Graph != nil
 }
 
 // summary is the one-line outcome of a sync.

@@ -1,0 +1,269 @@
+package api
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// MaxBodyBytes bounds a request body; anything larger is refused before
+// it is read.
+const MaxBodyBytes = 1 << 20
+
+// ServerOptions configure the HTTP API.
+type ServerOptions struct {
+	// Token, when set, must be sent as "Authorization: Bearer <token>"
+	// with every request but the health check.
+	Token string
+	// Rate and Burst bound each client's requests (per second, and at
+	// once); a client is its token-less remote address. Zero Rate means
+	// DefaultRate.
+	Rate  float64
+	Burst int
+	// Audit, when set, receives one record per query-like request: who
+	// asked what of which repository, the status and the time taken.
+	Audit *slog.Logger
+	// Log receives server errors.
+	Log *slog.Logger
+	// Extra handlers mounted beside the API (the MCP endpoint), behind the
+	// same authentication and rate limit.
+	Extra map[string]http.Handler
+}
+
+// Default per-client rate limit: generous for an assistant, which asks
+// in bursts, but a runaway loop is stopped.
+const (
+	DefaultRate  = 50
+	DefaultBurst = 200
+)
+
+// Handler serves svc over HTTP: JSON in, JSON out, errors as Error.
+func Handler(svc Service, opts ServerOptions) http.Handler {
+	if opts.Rate <= 0 {
+		opts.Rate = DefaultRate
+	}
+	if opts.Burst <= 0 {
+		opts.Burst = DefaultBurst
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &server{svc: svc, opts: opts, limits: newLimiter(opts.Rate, opts.Burst)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/health", s.health)
+	mux.Handle("GET /v1/repositories", s.guard(s.list))
+	mux.Handle("GET /v1/repositories/{name}/status", s.guard(s.status))
+	mux.Handle("POST /v1/repositories/{name}/sync", s.guard(s.sync))
+	mux.Handle("DELETE /v1/repositories/{name}", s.guard(s.remove))
+	mux.Handle("POST /v1/query", s.guard(s.query))
+	mux.Handle("POST /v1/history", s.guard(s.history))
+	mux.Handle("POST /v1/recent", s.guard(s.recent))
+	mux.Handle("POST /v1/lookup", s.guard(s.lookup))
+	mux.Handle("POST /v1/entity", s.guard(s.entity))
+	for pattern, h := range opts.Extra {
+		mux.Handle(pattern, s.guard(func(w http.ResponseWriter, r *http.Request) error {
+			h.ServeHTTP(w, r)
+			return nil
+		}))
+	}
+	return mux
+}
+
+type server struct {
+	svc    Service
+	opts   ServerOptions
+	limits *limiter
+}
+
+// guard authenticates, rate-limits, bounds the body, and turns a
+// handler's error into an Error response.
+func (s *server) guard(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.Token != "" && !validToken(r, s.opts.Token) {
+			writeError(w, &Error{Status: http.StatusUnauthorized, Code: "unauthorized",
+				Message: "missing or wrong token: send Authorization: Bearer <token>"})
+			return
+		}
+		if !s.limits.allow(clientOf(r)) {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, &Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
+				Message: "too many requests from this client; retry shortly"})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if err := h(w, r); err != nil {
+			e := toError(err)
+			if e.Status >= 500 {
+				s.opts.Log.Error("request failed", "path", r.URL.Path, "err", err)
+			}
+			writeError(w, e)
+		}
+	})
+}
+
+func validToken(r *http.Request, token string) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+// clientOf identifies a client for the rate limit: its remote host.
+func clientOf(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func (s *server) health(w http.ResponseWriter, r *http.Request) {
+	h, err := s.svc.Health(r.Context())
+	if err != nil {
+		writeError(w, toError(err))
+		return
+	}
+	if s.opts.Token != "" && !validToken(r, s.opts.Token) {
+		// Unauthenticated callers (a container health check) learn only
+		// that the server is up.
+		h = &Health{Status: h.Status, Daemon: h.Daemon}
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+func (s *server) list(w http.ResponseWriter, r *http.Request) error {
+	rs, err := s.svc.List(r.Context())
+	return reply(w, rs, err)
+}
+
+func (s *server) status(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.svc.Status(r.Context(), r.PathValue("name"), r.URL.Query().Get("verify") == "1")
+	return reply(w, st, err)
+}
+
+func (s *server) sync(w http.ResponseWriter, r *http.Request) error {
+	res, err := s.svc.Sync(r.Context(), r.PathValue("name"))
+	return reply(w, res, err)
+}
+
+func (s *server) remove(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	err := s.svc.Remove(r.Context(), name)
+	s.audit(r, "remove", name, "", err)
+	return reply(w, map[string]string{"removed": name}, err)
+}
+
+func (s *server) query(w http.ResponseWriter, r *http.Request) error {
+	var q QueryRequest
+	if err := readJSON(r, &q); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := s.svc.Query(r.Context(), q)
+	s.audit(r, "query", q.Repo, q.Query, err, "took", time.Since(start))
+	return reply(w, res, err)
+}
+
+func (s *server) history(w http.ResponseWriter, r *http.Request) error {
+	var q HistoryRequest
+	if err := readJSON(r, &q); err != nil {
+		return err
+	}
+	res, err := s.svc.History(r.Context(), q)
+	s.audit(r, "history", q.Repo, q.Path, err)
+	return reply(w, res, err)
+}
+
+func (s *server) recent(w http.ResponseWriter, r *http.Request) error {
+	var q RecentRequest
+	if err := readJSON(r, &q); err != nil {
+		return err
+	}
+	res, err := s.svc.Recent(r.Context(), q)
+	s.audit(r, "recent", q.Repo, q.Path, err)
+	return reply(w, res, err)
+}
+
+func (s *server) lookup(w http.ResponseWriter, r *http.Request) error {
+	var q LookupRequest
+	if err := readJSON(r, &q); err != nil {
+		return err
+	}
+	res, err := s.svc.Lookup(r.Context(), q)
+	s.audit(r, "lookup", q.Repo, strings.Join(append(q.Paths, q.Fingerprints...), " "), err)
+	if err != nil {
+		return err
+	}
+	return reply(w, wireLookup(res), nil)
+}
+
+func (s *server) entity(w http.ResponseWriter, r *http.Request) error {
+	var q EntityRequest
+	if err := readJSON(r, &q); err != nil {
+		return err
+	}
+	res, err := s.svc.Entity(r.Context(), q)
+	s.audit(r, "entity", q.Repo, q.Name, err)
+	return reply(w, res, err)
+}
+
+// audit records a query-like request (seed 003, "Access Control").
+func (s *server) audit(r *http.Request, op, repo, what string, err error, extra ...any) {
+	if s.opts.Audit == nil {
+		return
+	}
+	status := "ok"
+	if err != nil {
+		status = toError(err).Code
+	}
+	args := append([]any{"op", op, "client", clientOf(r), "repository", repo, "request", clipAudit(what), "status", status}, extra...)
+	s.opts.Audit.Info("request", args...)
+}
+
+func clipAudit(s string) string {
+	if len(s) > 512 {
+		return s[:512] + "…"
+	}
+	return s
+}
+
+// readJSON decodes one JSON object, refusing unknown fields and trailing
+// data: a typo in a field name is an error, not a silently ignored option.
+func readJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return fmt.Errorf("%w: request body over %d bytes", ErrBadRequest, MaxBodyBytes)
+		}
+		return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%w: malformed JSON: data after the object", ErrBadRequest)
+	}
+	return nil
+}
+
+func reply(w http.ResponseWriter, v any, err error) error {
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, v)
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, e *Error) {
+	writeJSON(w, e.Status, e)
+}

@@ -1,0 +1,462 @@
+// Package daemon keeps every registered repository current and serves the
+// local API: a sync loop that notices new commits within a second (by
+// polling the refs), syncs on a jittered interval and on demand (bursts of
+// requests collapse into one run), backs off per repository on failure,
+// and shuts down without leaving anything half-written.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gitmemory/gitmemory/api"
+	"github.com/gitmemory/gitmemory/indexer"
+	"github.com/gitmemory/gitmemory/memory"
+)
+
+// Options configure a daemon. Zero values take the defaults.
+type Options struct {
+	// Listen is the API's address (DefaultListen). A non-loopback address
+	// requires Token.
+	Listen string
+	Token  string
+	// Interval is how often every repository is synced even when its refs
+	// look unchanged (DefaultInterval), jittered by ±10%.
+	Interval time.Duration
+	// Poll is how often the refs are looked at (DefaultPoll).
+	Poll time.Duration
+	// Backoff is the first wait after a failed sync, doubled per failure
+	// up to MaxBackoff, with jitter.
+	Backoff, MaxBackoff time.Duration
+	// Rate and Burst are the API's per-client limits.
+	Rate  float64
+	Burst int
+	// Audit receives the API's audit records; Log everything else.
+	Audit *slog.Logger
+	Log   *slog.Logger
+	// Extra handlers served beside the API (the MCP endpoint); they get
+	// the daemon's Service.
+	Extra func(api.Service) map[string]http.Handler
+}
+
+// Defaults.
+const (
+	DefaultListen     = "127.0.0.1:7411"
+	DefaultInterval   = 5 * time.Minute
+	DefaultPoll       = time.Second
+	DefaultBackoff    = 5 * time.Second
+	DefaultMaxBackoff = 10 * time.Minute
+)
+
+func (o *Options) defaults() {
+	if o.Listen == "" {
+		o.Listen = DefaultListen
+	}
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.Poll <= 0 {
+		o.Poll = DefaultPoll
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = DefaultBackoff
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = DefaultMaxBackoff
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Daemon is a running daemon.
+type Daemon struct {
+	home    *memory.Home
+	opts    Options
+	started time.Time
+	kick    chan struct{} // wakes the loop; buffered, so kicks collapse
+
+	mu    sync.Mutex
+	repos map[string]*repoState
+	runs  int // syncs started, for tests
+}
+
+// repoState is one repository's place in the loop.
+type repoState struct {
+	name        string
+	gitdir      string
+	fingerprint string
+	held        bool
+	next        time.Time // next sync by interval or backoff
+	failures    int
+	lastErr     error
+	lastSync    time.Time
+	last        *indexer.Result
+	syncing     bool
+	// requested and completed are generations: a request is served by the
+	// first run that starts after it, and waiters on done learn of it.
+	requested, started, completed uint64
+	done                          chan struct{}
+}
+
+// New prepares a daemon over home.
+func New(home *memory.Home, opts Options) (*Daemon, error) {
+	opts.defaults()
+	if err := checkListen(opts.Listen, opts.Token); err != nil {
+		return nil, err
+	}
+	return &Daemon{home: home, opts: opts, kick: make(chan struct{}, 1), repos: map[string]*repoState{}}, nil
+}
+
+// checkListen refuses to expose the API beyond loopback without a token.
+func checkListen(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: want host:port (%v)", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if (ip == nil || !ip.IsLoopback()) && token == "" {
+		return fmt.Errorf("--listen %s is reachable from other machines: set a token (--token-file or GITMEMORY_TOKEN)", addr)
+	}
+	return nil
+}
+
+// Run serves until ctx ends, then shuts down: the API stops accepting,
+// the sync in flight is cancelled (its committed batches stay, the rest is
+// resumed by the next run), and the stores are closed.
+func (d *Daemon) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", d.opts.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	return d.Serve(ctx, ln)
+}
+
+// Serve is Run on a listener the caller opened (tests use port 0).
+func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
+	d.started = time.Now().UTC().Truncate(time.Second)
+	svc := &service{Local: api.NewLocal(d.home), d: d}
+	opts := api.ServerOptions{Token: d.opts.Token, Rate: d.opts.Rate, Burst: d.opts.Burst, Audit: d.opts.Audit, Log: d.opts.Log}
+	if d.opts.Extra != nil {
+		opts.Extra = d.opts.Extra(svc)
+	}
+	srv := &http.Server{Handler: api.Handler(svc, opts), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	loopCtx, stopLoop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.loop(loopCtx)
+	}()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	addr := ln.Addr().String()
+	if err := api.Announce(d.home.Dir, api.Announcement{PID: os.Getpid(), Addr: addr, Token: d.opts.Token, Started: d.started}); err != nil {
+		d.opts.Log.Warn("cannot announce the daemon; CLI commands will not find it", "err", err)
+	}
+	d.opts.Log.Info("daemon listening", "addr", addr, "home", d.home.Dir, "pid", os.Getpid())
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+	}
+	d.opts.Log.Info("shutting down")
+	api.Withdraw(d.home.Dir, os.Getpid())
+	shCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(shCtx)
+	stopLoop()
+	wg.Wait()
+	if rerr := d.home.ReleaseAll(); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	d.opts.Log.Info("stopped")
+	return err
+}
+
+// loop polls the refs and runs due syncs, one at a time: syncs are CPU
+// and disk bound, and two at once would only slow both down.
+func (d *Daemon) loop(ctx context.Context) {
+	t := time.NewTicker(d.opts.Poll)
+	defer t.Stop()
+	for {
+		d.scan(ctx)
+		for ctx.Err() == nil {
+			st := d.due(time.Now())
+			if st == nil {
+				break
+			}
+			d.syncOne(ctx, st)
+		}
+		select {
+		case <-ctx.Done():
+			d.failWaiters(ctx.Err())
+			return
+		case <-t.C:
+		case <-d.kick:
+		}
+	}
+}
+
+// scan notices registered and removed repositories and moved refs.
+func (d *Daemon) scan(ctx context.Context) {
+	repos, err := d.home.List(ctx)
+	if err != nil {
+		d.opts.Log.Error("list repositories", "err", err)
+		return
+	}
+	now := time.Now()
+	seen := map[string]bool{}
+	for _, r := range repos {
+		seen[r.Name] = true
+		d.mu.Lock()
+		st := d.repos[r.Name]
+		if st == nil {
+			st = &repoState{name: r.Name, gitdir: gitDir(r.Path), next: now, done: make(chan struct{})}
+			d.repos[r.Name] = st
+			d.opts.Log.Info("watching repository", "repo", r.Name, "path", r.Path)
+		}
+		d.mu.Unlock()
+		fp, err := refsFingerprint(st.gitdir)
+		d.mu.Lock()
+		if err == nil && fp != st.fingerprint {
+			if st.fingerprint != "" {
+				d.opts.Log.Info("refs moved", "repo", st.name)
+			}
+			st.fingerprint = fp
+			if st.failures == 0 {
+				st.next = minTime(st.next, now) // a failing repository keeps its backoff
+			}
+		}
+		d.mu.Unlock()
+	}
+	d.mu.Lock()
+	for name, st := range d.repos {
+		if !seen[name] {
+			delete(d.repos, name)
+			st.finish(fmt.Errorf("%w %q: removed", memory.ErrUnknownRepo, name))
+			d.opts.Log.Info("repository removed", "repo", name)
+		}
+	}
+	d.mu.Unlock()
+}
+
+// due picks the repository to sync next: one with a pending request
+// first, else one whose time has come.
+func (d *Daemon) due(now time.Time) *repoState {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var pick *repoState
+	for _, st := range d.repos {
+		switch {
+		case st.requested > st.completed:
+			return st
+		case !now.Before(st.next) && (pick == nil || st.next.Before(pick.next)):
+			pick = st
+		}
+	}
+	return pick
+}
+
+// syncOne holds a repository's stores (once) and syncs it.
+func (d *Daemon) syncOne(ctx context.Context, st *repoState) {
+	d.mu.Lock()
+	st.syncing = true
+	st.started = st.requested
+	d.runs++
+	d.mu.Unlock()
+	start := time.Now()
+	var res *indexer.Result
+	err := d.hold(ctx, st)
+	if err == nil {
+		res, err = d.home.Sync(ctx, st.name, memory.SyncOptions{})
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st.syncing = false
+	if ctx.Err() != nil {
+		// Shutting down: what was committed stays, the rest is resumed by
+		// the next start; the waiters learn why.
+		st.lastErr = ctx.Err()
+		st.finish(ctx.Err())
+		return
+	}
+	st.last, st.lastErr = res, err
+	if err != nil {
+		st.failures++
+		wait := backoff(d.opts.Backoff, d.opts.MaxBackoff, st.failures)
+		st.next = time.Now().Add(wait)
+		d.opts.Log.Warn("sync failed", "repo", st.name, "failures", st.failures, "retry_in", wait.Round(time.Second), "err", err)
+	} else {
+		st.failures = 0
+		st.lastSync = time.Now()
+		st.next = st.lastSync.Add(jitter(d.opts.Interval))
+		if res.Indexed > 0 || res.Rewritten > 0 || res.Pruned > 0 {
+			d.opts.Log.Info("synced", "repo", st.name, "indexed", res.Indexed, "rewritten", res.Rewritten,
+				"pruned", res.Pruned, "took", time.Since(start).Round(time.Millisecond))
+		}
+	}
+	st.finish(err)
+}
+
+// hold opens a repository's stores for good on its first sync; from then
+// on the daemon owns its writer lock.
+func (d *Daemon) hold(ctx context.Context, st *repoState) error {
+	if st.held {
+		return nil
+	}
+	if err := d.home.Hold(ctx, st.name); err != nil {
+		return err
+	}
+	st.held = true
+	return nil
+}
+
+// finish completes the runs requested up to the one that started; the
+// caller holds d.mu.
+func (st *repoState) finish(err error) {
+	st.completed = st.started
+	close(st.done)
+	st.done = make(chan struct{})
+}
+
+func (d *Daemon) failWaiters(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, st := range d.repos {
+		st.started = st.requested
+		st.lastErr = err
+		st.finish(err)
+	}
+}
+
+// request asks for a sync of name that starts after now and waits for
+// it: concurrent requests are served by the same run.
+func (d *Daemon) request(ctx context.Context, name string) (*indexer.Result, error) {
+	d.mu.Lock()
+	st := d.repos[name]
+	if st == nil {
+		d.mu.Unlock()
+		d.scan(ctx) // registered a moment ago
+		d.mu.Lock()
+		if st = d.repos[name]; st == nil {
+			d.mu.Unlock()
+			_, err := d.home.Get(ctx, name)
+			return nil, err
+		}
+	}
+	if st.requested <= st.started {
+		st.requested = st.started + 1
+	}
+	gen := st.requested
+	d.mu.Unlock()
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+	for {
+		d.mu.Lock()
+		if st.completed >= gen {
+			res, err := st.last, st.lastErr
+			d.mu.Unlock()
+			return res, err
+		}
+		done := st.done
+		d.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-done:
+		}
+	}
+}
+
+// backoff is the wait after n failures: base doubled per failure, capped,
+// with jitter so that repositories failing together do not retry together.
+func backoff(base, limit time.Duration, n int) time.Duration {
+	d := base
+	for i := 1; i < n && d < limit; i++ {
+		d *= 2
+	}
+	return jitter(min(d, limit))
+}
+
+// jitter spreads d by ±10%.
+func jitter(d time.Duration) time.Duration {
+	spread := int64(d) / 5
+	if spread <= 0 {
+		return d
+	}
+	return d - time.Duration(spread/2) + time.Duration(rand.Int64N(spread))
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// status is the loop's view of each repository, for the health check.
+func (d *Daemon) status() []api.RepoHealth {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []api.RepoHealth
+	for _, st := range d.repos {
+		h := api.RepoHealth{Name: st.name, LastSync: st.lastSync, Failures: st.failures, NextSync: st.next, Syncing: st.syncing}
+		if st.lastErr != nil {
+			h.LastError = st.lastErr.Error()
+		}
+		if st.last != nil {
+			h.Indexed = st.last.Indexed
+		}
+		out = append(out, h)
+	}
+	sortRepoHealth(out)
+	return out
+}
+
+// AddGlobs registers every Git repository the patterns match that is not
+// registered yet (the container's /repos/*), with graph as its graph store.
+func AddGlobs(ctx context.Context, h *memory.Home, patterns []string, graph string, log *slog.Logger) error {
+	for _, pat := range patterns {
+		paths, err := filepath.Glob(pat)
+		if err != nil {
+			return fmt.Errorf("--add %q: %w", pat, err)
+		}
+		if len(paths) == 0 {
+			log.Warn("--add matches nothing", "pattern", pat)
+		}
+		for _, p := range paths {
+			opts := memory.AddOptions{}
+			if graph != "" {
+				opts.Policy.Graph = &graph
+			}
+			r, err := h.Add(ctx, p, opts)
+			switch {
+			case errors.Is(err, memory.ErrExists):
+			case err != nil:
+				log.Warn("cannot register", "path", p, "err", err)
+			default:
+				log.Info("registered", "repo", r.Name, "path", r.Path)
+			}
+		}
+	}
+	return nil
+}
