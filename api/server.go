@@ -40,8 +40,8 @@ type ServerOptions struct {
 // Default per-client rate limit: generous for an assistant, which asks
 // in bursts, but a runaway loop is stopped.
 const (
-	DefaultRate  = 50
-	DefaultBurst = 200
+	DefaultRate  = 100
+	DefaultBurst = 500
 )
 
 // Handler serves svc over HTTP: JSON in, JSON out, errors as Error.

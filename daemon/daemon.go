@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -85,9 +86,32 @@ type Daemon struct {
 	started time.Time
 	kick    chan struct{} // wakes the loop; buffered, so kicks collapse
 
+	answers     *answers
+	searchSlots chan struct{}
+
 	mu    sync.Mutex
 	repos map[string]*repoState
-	runs  int // syncs started, for tests
+	gens  uint64 // the last generation given out
+	runs  int    // syncs started, for tests
+}
+
+// Answers are kept this long at most (for those that depend on the
+// clock), and this many.
+const (
+	answerTTL  = time.Minute
+	maxAnswers = 4096
+)
+
+// generation names the state of a repository's index: it changes with
+// every sync and is never reused (not even by a repository removed and
+// registered again), so cached answers of an older state are never served.
+func (d *Daemon) generation(name string) uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st := d.repos[name]; st != nil {
+		return st.gen
+	}
+	return 0
 }
 
 // repoState is one repository's place in the loop.
@@ -106,6 +130,7 @@ type repoState struct {
 	// first run that starts after it, and waiters on done learn of it.
 	requested, started, completed uint64
 	done                          chan struct{}
+	gen                           uint64 // see Daemon.generation
 }
 
 // New prepares a daemon over home.
@@ -114,7 +139,8 @@ func New(home *memory.Home, opts Options) (*Daemon, error) {
 	if err := checkListen(opts.Listen, opts.Token); err != nil {
 		return nil, err
 	}
-	return &Daemon{home: home, opts: opts, kick: make(chan struct{}, 1), repos: map[string]*repoState{}}, nil
+	return &Daemon{home: home, opts: opts, kick: make(chan struct{}, 1), repos: map[string]*repoState{},
+		answers: newAnswers(maxAnswers, answerTTL), searchSlots: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}, nil
 }
 
 // checkListen refuses to expose the API beyond loopback without a token.
@@ -214,25 +240,34 @@ func (d *Daemon) loop(ctx context.Context) {
 	}
 }
 
-// scan notices registered and removed repositories and moved refs.
+// scan notices registered and removed repositories and moved refs. It
+// costs a directory listing and a few stat calls per repository: an idle
+// daemon stays idle.
 func (d *Daemon) scan(ctx context.Context) {
-	repos, err := d.home.List(ctx)
+	names, err := d.home.Names()
 	if err != nil {
 		d.opts.Log.Error("list repositories", "err", err)
 		return
 	}
 	now := time.Now()
 	seen := map[string]bool{}
-	for _, r := range repos {
-		seen[r.Name] = true
+	for _, name := range names {
+		seen[name] = true
 		d.mu.Lock()
-		st := d.repos[r.Name]
-		if st == nil {
-			st = &repoState{name: r.Name, gitdir: gitDir(r.Path), next: now, done: make(chan struct{})}
-			d.repos[r.Name] = st
-			d.opts.Log.Info("watching repository", "repo", r.Name, "path", r.Path)
-		}
+		st := d.repos[name]
 		d.mu.Unlock()
+		if st == nil {
+			r, err := d.home.Get(ctx, name)
+			if err != nil {
+				continue // removed or half-created meanwhile: the next scan sees
+			}
+			d.mu.Lock()
+			d.gens++
+			st = &repoState{name: name, gitdir: gitDir(r.Path), next: now, done: make(chan struct{}), gen: d.gens}
+			d.repos[name] = st
+			d.mu.Unlock()
+			d.opts.Log.Info("watching repository", "repo", name, "path", r.Path)
+		}
 		fp, err := refsFingerprint(st.gitdir)
 		d.mu.Lock()
 		if err == nil && fp != st.fingerprint {
@@ -250,6 +285,7 @@ func (d *Daemon) scan(ctx context.Context) {
 	for name, st := range d.repos {
 		if !seen[name] {
 			delete(d.repos, name)
+			st.started = st.requested
 			st.finish(fmt.Errorf("%w %q: removed", memory.ErrUnknownRepo, name))
 			d.opts.Log.Info("repository removed", "repo", name)
 		}
@@ -298,6 +334,8 @@ func (d *Daemon) syncOne(ctx context.Context, st *repoState) {
 		return
 	}
 	st.last, st.lastErr = res, err
+	d.gens++ // even a failed sync may have committed batches
+	st.gen = d.gens
 	if err != nil {
 		st.failures++
 		wait := backoff(d.opts.Backoff, d.opts.MaxBackoff, st.failures)
@@ -343,6 +381,18 @@ func (d *Daemon) failWaiters(err error) {
 		st.started = st.requested
 		st.lastErr = err
 		st.finish(err)
+	}
+}
+
+// forget drops a removed repository's state at once, rather than at the
+// next scan, so that no cached answer about it is served in between.
+func (d *Daemon) forget(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st := d.repos[name]; st != nil {
+		delete(d.repos, name)
+		st.started = st.requested
+		st.finish(fmt.Errorf("%w %q: removed", memory.ErrUnknownRepo, name))
 	}
 }
 

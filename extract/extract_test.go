@@ -287,3 +287,22 @@ func TestIsBare(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestSharedClone: a clone --shared keeps its history in another
+// repository (objects/info/alternates, an absolute path); a commit made in
+// the clone has its parent only there.
+func TestSharedClone(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "one\n")
+	g.Commit("first")
+	shared := filepath.Join(t.TempDir(), "shared")
+	g.Git("clone", "-q", "--shared", g.Dir, shared)
+	c := &gittest.Repo{T: t, Dir: shared}
+	os.WriteFile(filepath.Join(shared, "a.txt"), []byte("two\n"), 0o644)
+	c.Git("-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "-am", "second, in the clone")
+	r := open(t, shared)
+	got := extract(t, r, c.Git("rev-parse", "HEAD"))
+	if nameStatus(got) != "M a.txt" || len(got.Changes[0].Hunks) != 1 {
+		t.Errorf("a commit whose parent is in the alternate store: %+v", got.Changes)
+	}
+}

@@ -81,6 +81,10 @@ func ValidName(name string) error {
 // DataDir is the data directory of a repository name.
 func (h *Home) DataDir(name string) string { return filepath.Join(h.Dir, "repos", name) }
 
+// Names lists the registered repositories' names, sorted, reading only
+// the home's directory (List opens every store).
+func (h *Home) Names() ([]string, error) { return h.names() }
+
 // names lists registered repository names (directories holding a store).
 func (h *Home) names() ([]string, error) {
 	entries, err := os.ReadDir(filepath.Join(h.Dir, "repos"))
