@@ -182,7 +182,9 @@ func load(ctx context.Context, c *api.Client, name, questions string, mix []stri
 			return
 		}
 		slices.Sort(ds)
-		p := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))))].Round(100 * time.Microsecond) }
+		p := func(q float64) time.Duration {
+			return ds[min(len(ds)-1, int(q*float64(len(ds))))].Round(100 * time.Microsecond)
+		}
 		fmt.Printf("%-8s n=%-5d p50 %-9s p90 %-9s p99 %-9s max %s\n", label, len(ds), p(0.5), p(0.9), p(0.99), ds[len(ds)-1].Round(time.Millisecond))
 	}
 	for _, k := range mix {
