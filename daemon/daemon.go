@@ -130,7 +130,8 @@ type repoState struct {
 	// first run that starts after it, and waiters on done learn of it.
 	requested, started, completed uint64
 	done                          chan struct{}
-	gen                           uint64 // see Daemon.generation
+	outcomes                      []outcome // the last runs', oldest first
+	gen                           uint64    // see Daemon.generation
 }
 
 // New prepares a daemon over home.
@@ -286,7 +287,7 @@ func (d *Daemon) scan(ctx context.Context) {
 		if !seen[name] {
 			delete(d.repos, name)
 			st.started = st.requested
-			st.finish(fmt.Errorf("%w %q: removed", memory.ErrUnknownRepo, name))
+			st.finish(nil, fmt.Errorf("%w %q: removed", memory.ErrUnknownRepo, name))
 			d.opts.Log.Info("repository removed", "repo", name)
 		}
 	}
@@ -330,7 +331,7 @@ func (d *Daemon) syncOne(ctx context.Context, st *repoState) {
 		// Shutting down: what was committed stays, the rest is resumed by
 		// the next start; the waiters learn why.
 		st.lastErr = ctx.Err()
-		st.finish(ctx.Err())
+		st.finish(nil, ctx.Err())
 		return
 	}
 	st.last, st.lastErr = res, err
@@ -350,7 +351,7 @@ func (d *Daemon) syncOne(ctx context.Context, st *repoState) {
 				"pruned", res.Pruned, "took", time.Since(start).Round(time.Millisecond))
 		}
 	}
-	st.finish(err)
+	st.finish(res, err)
 }
 
 // hold opens a repository's stores for good on its first sync; from then
@@ -368,10 +369,37 @@ func (d *Daemon) hold(ctx context.Context, st *repoState) error {
 
 // finish completes the runs requested up to the one that started; the
 // caller holds d.mu.
-func (st *repoState) finish(err error) {
+func (st *repoState) finish(res *indexer.Result, err error) {
 	st.completed = st.started
+	st.outcomes = append(st.outcomes, outcome{served: st.started, res: res, err: err})
+	if len(st.outcomes) > maxOutcomes {
+		st.outcomes = st.outcomes[1:]
+	}
 	close(st.done)
 	st.done = make(chan struct{})
+}
+
+// outcome is how a run ended, for the requests it served (generations up
+// to served). Waiters look theirs up rather than reading the latest: a
+// later run may end before a woken waiter gets to read.
+type outcome struct {
+	served uint64
+	res    *indexer.Result
+	err    error
+}
+
+// maxOutcomes bounds the outcomes kept; a waiter whose run is older than
+// that many runs (it cannot happen in practice) is told to retry.
+const maxOutcomes = 16
+
+// outcomeOf returns the outcome of the run that served generation gen.
+func (st *repoState) outcomeOf(gen uint64) (*indexer.Result, error) {
+	for _, o := range st.outcomes {
+		if o.served >= gen {
+			return o.res, o.err
+		}
+	}
+	return nil, fmt.Errorf("sync of %s: its outcome is no longer known; retry", st.name)
 }
 
 func (d *Daemon) failWaiters(err error) {
@@ -380,7 +408,7 @@ func (d *Daemon) failWaiters(err error) {
 	for _, st := range d.repos {
 		st.started = st.requested
 		st.lastErr = err
-		st.finish(err)
+		st.finish(nil, err)
 	}
 }
 
@@ -392,7 +420,7 @@ func (d *Daemon) forget(name string) {
 	if st := d.repos[name]; st != nil {
 		delete(d.repos, name)
 		st.started = st.requested
-		st.finish(fmt.Errorf("%w %q: removed", memory.ErrUnknownRepo, name))
+		st.finish(nil, fmt.Errorf("%w %q: removed", memory.ErrUnknownRepo, name))
 	}
 }
 
@@ -423,7 +451,7 @@ func (d *Daemon) request(ctx context.Context, name string) (*indexer.Result, err
 	for {
 		d.mu.Lock()
 		if st.completed >= gen {
-			res, err := st.last, st.lastErr
+			res, err := st.outcomeOf(gen)
 			d.mu.Unlock()
 			return res, err
 		}

@@ -21,10 +21,13 @@ type memIndex struct {
 	// empty, queries leave that condition out of chromem-go's where
 	// filter, which costs as much as the similarity itself at 50k docs.
 	rewritten map[string]bool
+	// docs and pos are every document for the query scan (scan.go).
+	docs []scanDoc
+	pos  map[string]int
 }
 
 func newMemIndex(col *chromem.Collection) *memIndex {
-	return &memIndex{col: col, byCommit: map[string][]string{}, rewritten: map[string]bool{}}
+	return &memIndex{col: col, byCommit: map[string][]string{}, rewritten: map[string]bool{}, pos: map[string]int{}}
 }
 
 // add stores a commit's documents; the caller holds mu and has dropped
@@ -34,6 +37,7 @@ func (m *memIndex) add(ctx context.Context, commit string, docs []chromem.Docume
 		if err := m.col.AddDocument(ctx, d); err != nil {
 			return fmt.Errorf("add vector %s: %w", d.ID, err)
 		}
+		m.addScan(d.ID, d.Metadata, d.Embedding)
 		m.byCommit[commit] = append(m.byCommit[commit], d.ID)
 		if d.Metadata[MetaRewritten] == "true" {
 			m.rewritten[d.ID] = true
@@ -53,6 +57,7 @@ func (m *memIndex) drop(ctx context.Context, commit string) error {
 	}
 	for _, id := range ids {
 		delete(m.rewritten, id)
+		m.dropScan(id)
 	}
 	delete(m.byCommit, commit)
 	return nil
