@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"time"
 
@@ -118,7 +119,14 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 // client closes its end or ctx ends; both are a normal end (nil). Standard
 // output is the protocol's: opts.Logger must write elsewhere (stderr).
 func ServeStdio(ctx context.Context, svc api.Service, opts Options) error {
-	return serve(ctx, New(svc, opts), &mcp.StdioTransport{})
+	return serveLines(ctx, svc, opts, os.Stdin, os.Stdout)
+}
+
+// serveLines serves one session of newline-delimited JSON-RPC on r and w,
+// surviving malformed lines (see filterLines).
+func serveLines(ctx context.Context, svc api.Service, opts Options, r io.Reader, w io.Writer) error {
+	out := &lockedWriter{w: w}
+	return serve(ctx, New(svc, opts), &mcp.IOTransport{Reader: filterLines(r, out), Writer: out, MaxLineLength: MaxRequestBytes + 1})
 }
 
 // serve runs one session on a transport. (Server.Run would do, but it
