@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -12,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/internal/gittest"
+	"github.com/gitmemory/gitmemory/mcpserver"
 	"github.com/gitmemory/gitmemory/memory"
 )
 
@@ -35,6 +39,9 @@ func start(t *testing.T, h *memory.Home, opts Options) *running {
 		opts.Interval = time.Hour
 	}
 	opts.Listen = "127.0.0.1:0"
+	opts.Extra = func(svc api.Service) map[string]http.Handler {
+		return map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.Options{})}
+	}
 	d, err := New(h, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -142,6 +149,40 @@ func TestNewCommitBecomesQueryable(t *testing.T) {
 	hl, err := r.c.Health(ctx)
 	if err != nil || !hl.Daemon || len(hl.Repositories) != 1 || hl.Repositories[0].LastSync.IsZero() {
 		t.Errorf("health: %+v %v", hl, err)
+	}
+
+	// The same through MCP, on the daemon's streamable HTTP endpoint.
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: r.c.BaseURL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	for tool, args := range map[string]map[string]any{
+		"gitmemory_query":          {"query": "why retry declined zebra payments?", "token_budget": 1200},
+		"gitmemory_recent_changes": {"days": 36500},
+		"gitmemory_history":        {"path": "pay/charge.go"},
+	} {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", tool, err, res)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !strings.Contains(text, head[:7]) {
+			t.Errorf("%s through MCP does not show the new commit %s:\n%s", tool, head[:7], text)
+		}
+	}
+	// A malformed JSON-RPC body is refused; the endpoint goes on serving.
+	resp, err := http.Post(r.c.BaseURL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 400 || resp.StatusCode >= 500 {
+		t.Errorf("malformed JSON-RPC: HTTP %d, want a 4xx", resp.StatusCode)
+	}
+	if _, err := session.ListTools(ctx, nil); err != nil {
+		t.Errorf("after a malformed request: %v", err)
 	}
 }
 
