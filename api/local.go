@@ -119,13 +119,7 @@ func PackInput(repo string, a *retrieve.Answer) retrieve.PackInput {
 // History returns the commits that changed a path, newest (or, with Key,
 // most important) first.
 func (l *Local) History(ctx context.Context, q HistoryRequest) ([]retrieve.Change, error) {
-	if err := l.CheckRepo(ctx, q.Repo); err != nil {
-		return nil, err
-	}
-	if err := checkPath(q.Path); err != nil {
-		return nil, err
-	}
-	if err := checkLimit(q.Limit); err != nil {
+	if err := l.checkPathQuery(ctx, q.Repo, q.Path, q.Limit); err != nil {
 		return nil, err
 	}
 	hq := retrieve.HistoryQuery{Path: q.Path, Since: q.Since, Limit: q.Limit, Merges: q.Merges}
@@ -138,13 +132,7 @@ func (l *Local) History(ctx context.Context, q HistoryRequest) ([]retrieve.Chang
 
 // Recent returns the commits of the last days, under a path if given.
 func (l *Local) Recent(ctx context.Context, q RecentRequest) ([]retrieve.Change, error) {
-	if err := l.CheckRepo(ctx, q.Repo); err != nil {
-		return nil, err
-	}
-	if err := checkPath(q.Path); err != nil {
-		return nil, err
-	}
-	if err := checkLimit(q.Limit); err != nil {
+	if err := l.checkPathQuery(ctx, q.Repo, q.Path, q.Limit); err != nil {
 		return nil, err
 	}
 	if q.Days < 0 || q.Days > maxDays {
@@ -215,6 +203,17 @@ func (l *Local) CheckRepo(ctx context.Context, repo string) error {
 	}
 	_, err := l.Home.Get(ctx, repo)
 	return err
+}
+
+// checkPathQuery validates what history and recent share.
+func (l *Local) checkPathQuery(ctx context.Context, repo, path string, limit int) error {
+	if err := l.CheckRepo(ctx, repo); err != nil {
+		return err
+	}
+	if err := checkPath(path); err != nil {
+		return err
+	}
+	return checkLimit(limit)
 }
 
 func (l *Local) checkQuery(ctx context.Context, q *QueryRequest) error {

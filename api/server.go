@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -62,11 +64,11 @@ func Handler(svc Service, opts ServerOptions) http.Handler {
 	mux.Handle("GET /v1/repositories/{name}/status", s.guard(s.status))
 	mux.Handle("POST /v1/repositories/{name}/sync", s.guard(s.sync))
 	mux.Handle("DELETE /v1/repositories/{name}", s.guard(s.remove))
-	mux.Handle("POST /v1/query", s.guard(s.query))
-	mux.Handle("POST /v1/history", s.guard(s.history))
-	mux.Handle("POST /v1/recent", s.guard(s.recent))
-	mux.Handle("POST /v1/lookup", s.guard(s.lookup))
-	mux.Handle("POST /v1/entity", s.guard(s.entity))
+	mux.Handle("POST /v1/query", s.guard(s.query()))
+	mux.Handle("POST /v1/history", s.guard(s.history()))
+	mux.Handle("POST /v1/recent", s.guard(s.recent()))
+	mux.Handle("POST /v1/lookup", s.guard(s.lookup()))
+	mux.Handle("POST /v1/entity", s.guard(s.entity()))
 	for pattern, h := range opts.Extra {
 		mux.Handle(pattern, s.guard(func(w http.ResponseWriter, r *http.Request) error {
 			h.ServeHTTP(w, r)
@@ -158,58 +160,52 @@ func (s *server) remove(w http.ResponseWriter, r *http.Request) error {
 	return reply(w, map[string]string{"removed": name}, err)
 }
 
-func (s *server) query(w http.ResponseWriter, r *http.Request) error {
-	var q QueryRequest
-	if err := readJSON(r, &q); err != nil {
-		return err
+// decoded serves a JSON-bodied request: decode, answer, audit, reply.
+// what names the request in the audit log (the question, the path).
+func decoded[Req, Res any](s *server, op string, answer func(context.Context, Req) (Res, error),
+	scope func(Req) (repo, what string)) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var q Req
+		if err := readJSON(r, &q); err != nil {
+			return err
+		}
+		start := time.Now()
+		res, err := answer(r.Context(), q)
+		repo, what := scope(q)
+		s.audit(r, op, repo, what, err, "took", time.Since(start))
+		return reply(w, res, err)
 	}
-	start := time.Now()
-	res, err := s.svc.Query(r.Context(), q)
-	s.audit(r, "query", q.Repo, q.Query, err, "took", time.Since(start))
-	return reply(w, res, err)
 }
 
-func (s *server) history(w http.ResponseWriter, r *http.Request) error {
-	var q HistoryRequest
-	if err := readJSON(r, &q); err != nil {
-		return err
-	}
-	res, err := s.svc.History(r.Context(), q)
-	s.audit(r, "history", q.Repo, q.Path, err)
-	return reply(w, res, err)
+func (s *server) query() func(http.ResponseWriter, *http.Request) error {
+	return decoded(s, "query", s.svc.Query, func(q QueryRequest) (string, string) { return q.Repo, q.Query })
 }
 
-func (s *server) recent(w http.ResponseWriter, r *http.Request) error {
-	var q RecentRequest
-	if err := readJSON(r, &q); err != nil {
-		return err
-	}
-	res, err := s.svc.Recent(r.Context(), q)
-	s.audit(r, "recent", q.Repo, q.Path, err)
-	return reply(w, res, err)
+func (s *server) history() func(http.ResponseWriter, *http.Request) error {
+	return decoded(s, "history", s.svc.History, func(q HistoryRequest) (string, string) { return q.Repo, q.Path })
 }
 
-func (s *server) lookup(w http.ResponseWriter, r *http.Request) error {
-	var q LookupRequest
-	if err := readJSON(r, &q); err != nil {
-		return err
-	}
-	res, err := s.svc.Lookup(r.Context(), q)
-	s.audit(r, "lookup", q.Repo, strings.Join(append(q.Paths, q.Fingerprints...), " "), err)
-	if err != nil {
-		return err
-	}
-	return reply(w, wireLookup(res), nil)
+func (s *server) recent() func(http.ResponseWriter, *http.Request) error {
+	return decoded(s, "recent", s.svc.Recent, func(q RecentRequest) (string, string) { return q.Repo, q.Path })
 }
 
-func (s *server) entity(w http.ResponseWriter, r *http.Request) error {
-	var q EntityRequest
-	if err := readJSON(r, &q); err != nil {
-		return err
+// lookup replies with each match's ranking details (see lookupWire).
+func (s *server) lookup() func(http.ResponseWriter, *http.Request) error {
+	answer := func(ctx context.Context, q LookupRequest) (*lookupWire, error) {
+		res, err := s.svc.Lookup(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		w := wireLookup(res)
+		return &w, nil
 	}
-	res, err := s.svc.Entity(r.Context(), q)
-	s.audit(r, "entity", q.Repo, q.Name, err)
-	return reply(w, res, err)
+	return decoded(s, "lookup", answer, func(q LookupRequest) (string, string) {
+		return q.Repo, strings.Join(append(slices.Clone(q.Paths), q.Fingerprints...), " ")
+	})
+}
+
+func (s *server) entity() func(http.ResponseWriter, *http.Request) error {
+	return decoded(s, "entity", s.svc.Entity, func(q EntityRequest) (string, string) { return q.Repo, q.Name })
 }
 
 // audit records a query-like request (seed 003, "Access Control").

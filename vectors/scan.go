@@ -101,14 +101,14 @@ func better(s float32, id string, than float32, thanID string) bool {
 func dot(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+	for len(a) >= 8 && len(b) >= 8 { // reslicing lets the compiler drop bounds checks
+		s0 += a[0]*b[0] + a[4]*b[4]
+		s1 += a[1]*b[1] + a[5]*b[5]
+		s2 += a[2]*b[2] + a[6]*b[6]
+		s3 += a[3]*b[3] + a[7]*b[7]
+		a, b = a[8:], b[8:]
 	}
-	for ; i < len(a); i++ {
+	for i := range a {
 		s0 += a[i] * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)

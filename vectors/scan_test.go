@@ -164,3 +164,15 @@ func bruteForce(m *memIndex, v []float32, n int, where map[string]string, f Filt
 	})
 	return all[:min(n, len(all))]
 }
+
+func BenchmarkDot384(b *testing.B) {
+	x, y := make([]float32, 384), make([]float32, 384)
+	for i := range x {
+		x[i], y[i] = float32(i%7)/7, float32(i%5)/5
+	}
+	var s float32
+	for b.Loop() {
+		s += dot(x, y)
+	}
+	_ = s
+}

@@ -127,6 +127,7 @@ func load(ctx context.Context, c *api.Client, name, questions string, mix []stri
 		err  error
 	}
 	results := make(chan result, conc*n)
+	t0 := time.Now() // also makes -unique questions differ between runs
 	var wg sync.WaitGroup
 	startAll := make(chan struct{})
 	for w := range conc {
@@ -142,7 +143,7 @@ func load(ctx context.Context, c *api.Client, name, questions string, mix []stri
 				case "query":
 					q := qs[(w*n+i)%len(qs)]
 					if unique {
-						q = fmt.Sprintf("%s (%d/%d)", q, w, i)
+						q = fmt.Sprintf("%s (%d/%d/%d)", q, t0.UnixNano()%1e6, w, i)
 					}
 					_, err = c.Query(ctx, api.QueryRequest{Repo: name, Query: q})
 				case "history":
@@ -158,7 +159,7 @@ func load(ctx context.Context, c *api.Client, name, questions string, mix []stri
 			}
 		}()
 	}
-	t0 := time.Now()
+	t0 = time.Now()
 	close(startAll)
 	wg.Wait()
 	wall := time.Since(t0)
