@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"strings"
@@ -40,21 +41,18 @@ func Keyword(ctx context.Context, st *store.Store, q KeywordQuery) ([]KeywordHit
 	}
 	w := columnWeights
 	rank := fmt.Sprintf("bm25(search, %g, %g, %g, %g, %g, %g)", w[0], w[1], w[2], w[3], w[4], w[5])
-	rows, err := st.DB.QueryContext(ctx, `SELECT c.id, c.hash, `+rank+` AS r FROM search JOIN commits c ON c.id = search.rowid
-		WHERE search MATCH ? AND (? OR c.rewritten = 0) ORDER BY r, c.id DESC LIMIT ?`, expr, q.IncludeRewritten, q.Limit)
+	// Rank inside the FTS table first and join only the best: joining
+	// every match to commits (for the rewritten flag) cost as much as BM25
+	// itself. Twice the limit leaves room for rewritten commits; when
+	// fewer than the limit survive, the join over every match decides.
+	out, err := keywordRows(ctx, st, `SELECT c.id, c.hash, m.r FROM (SELECT rowid, `+rank+` AS r FROM search
+		WHERE search MATCH ?1 ORDER BY r, rowid DESC LIMIT 2 * ?3) m JOIN commits c ON c.id = m.rowid
+		WHERE ?2 OR c.rewritten = 0 ORDER BY m.r, c.id DESC LIMIT ?3`, expr, q.IncludeRewritten, q.Limit)
+	if err == nil && len(out) < q.Limit {
+		out, err = keywordRows(ctx, st, `SELECT c.id, c.hash, `+rank+` AS r FROM search JOIN commits c ON c.id = search.rowid
+			WHERE search MATCH ?1 AND (?2 OR c.rewritten = 0) ORDER BY r, c.id DESC LIMIT ?3`, expr, q.IncludeRewritten, q.Limit)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	defer rows.Close()
-	var out []KeywordHit
-	for rows.Next() {
-		var h KeywordHit
-		if err := rows.Scan(&h.ID, &h.Commit, &h.BM25); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	// bm25() is negative, better more so: scale by the best.
@@ -63,6 +61,20 @@ func Keyword(ctx context.Context, st *store.Store, q KeywordQuery) ([]KeywordHit
 		for i := range out {
 			out[i].Score = math.Max(out[i].BM25/best, 1e-6)
 		}
+	}
+	return out, nil
+}
+
+func keywordRows(ctx context.Context, st *store.Store, query string, args ...any) ([]KeywordHit, error) {
+	var out []KeywordHit
+	err := store.EachRow(ctx, st.DB, query, args, func(r *sql.Rows) error {
+		var h KeywordHit
+		err := r.Scan(&h.ID, &h.Commit, &h.BM25)
+		out = append(out, h)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	return out, nil
 }

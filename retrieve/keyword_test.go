@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/gitmemory/gitmemory/internal/gittest"
@@ -59,5 +60,36 @@ func TestKeyword(t *testing.T) {
 	}
 	if got := find(KeywordQuery{Terms: []string{"completion"}, IncludeRewritten: true}); len(got) != 1 {
 		t.Errorf("rewritten commit not found when asked: %v", got)
+	}
+}
+
+// TestKeywordRewrittenCrowdTheTop: when rewritten commits outrank more
+// than the limit's worth of live ones, the live ones below still come.
+func TestKeywordRewrittenCrowdTheTop(t *testing.T) {
+	g := gittest.New(t)
+	var live []string
+	for i := range 8 {
+		g.Write("f.txt", string(rune('a'+i)))
+		if i < 5 {
+			g.Commit("parser parser parser parser: rewrite the parser")
+		} else {
+			live = append(live, g.Commit("touch the parser once, among other things"))
+		}
+	}
+	st := indexRepo(t, g)
+	if _, err := st.DB.Exec(`UPDATE commits SET rewritten = 1 WHERE subject LIKE 'parser parser%'`); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := Keyword(context.Background(), st, KeywordQuery{Terms: []string{"parser"}, Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 {
+		t.Fatalf("%d hits, want the 2 best live commits though 5 rewritten ones rank above them", len(hits))
+	}
+	for _, h := range hits {
+		if h.Commit == "" || !slices.Contains(live, h.Commit) {
+			t.Errorf("hit %s is not a live commit", h.Commit)
+		}
 	}
 }
