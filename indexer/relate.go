@@ -106,11 +106,17 @@ func (s *Syncer) relate(ctx context.Context) error {
 			}
 		}
 	}
-	if err := s.replaceCouplings(ctx, want, touched); err != nil {
+	changed, err := s.replaceCouplings(ctx, want, touched)
+	if err != nil {
 		return err
 	}
-	if err := s.relateTests(ctx); err != nil {
-		return err
+	// VERIFIED_BY follows from the couplings and from the names of paths
+	// and entities; a commit that changes none of them (most) leaves it
+	// as it is, and recomputing it was most of a one-commit sync.
+	if full || changed || s.newNames(ctx, last) {
+		if err := s.relateTests(ctx); err != nil {
+			return err
+		}
 	}
 	_, err = s.st.DB.ExecContext(ctx, `UPDATE relations_state SET last_commit = ?, stale = 0`, top)
 	return err
@@ -213,10 +219,10 @@ func commitItems(ctx context.Context, db *sql.DB, query string, args []any, fn f
 
 // replaceCouplings stores the pairs and mirrors them in the graph: all
 // pairs when touched is nil, else the pairs of the touched items.
-func (s *Syncer) replaceCouplings(ctx context.Context, want []understand.Coupling, touched map[string]bool) error {
+func (s *Syncer) replaceCouplings(ctx context.Context, want []understand.Coupling, touched map[string]bool) (changed bool, err error) {
 	type pair = [2]string
 	old := map[pair]float64{}
-	err := store.EachRow(ctx, s.st.DB, `SELECT a, b, confidence FROM couplings`, nil, func(r *sql.Rows) error {
+	err = store.EachRow(ctx, s.st.DB, `SELECT a, b, confidence FROM couplings`, nil, func(r *sql.Rows) error {
 		var p pair
 		var c float64
 		if err := r.Scan(&p[0], &p[1], &c); err != nil {
@@ -228,7 +234,7 @@ func (s *Syncer) replaceCouplings(ctx context.Context, want []understand.Couplin
 		return nil
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
 	var add, remove []graph.Edge
 	keep := map[pair]bool{}
@@ -248,13 +254,14 @@ func (s *Syncer) replaceCouplings(ctx context.Context, want []understand.Couplin
 	// run finds the same differences and applies them again.
 	if g := s.opts.Graph; g != nil {
 		if err := g.RemoveEdges(ctx, remove); err != nil {
-			return err
+			return false, err
 		}
 		if err := g.Write(ctx, nil, add); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return s.st.Tx(ctx, func(tx *sql.Tx) error {
+	changed = len(add)+len(remove) > 0
+	return changed, s.st.Tx(ctx, func(tx *sql.Tx) error {
 		for p := range old {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM couplings WHERE a = ? AND b = ?`, p[0], p[1]); err != nil {
 				return err
@@ -268,6 +275,20 @@ func (s *Syncer) replaceCouplings(ctx context.Context, want []understand.Couplin
 		}
 		return nil
 	})
+}
+
+// newNames reports whether the commits after last brought a path or an
+// entity never seen before: the names VERIFIED_BY's conventions read. On
+// error it says yes, so the relations are recomputed rather than missed.
+func (s *Syncer) newNames(ctx context.Context, last int64) bool {
+	var fresh bool
+	err := s.st.DB.QueryRowContext(ctx, `SELECT
+		EXISTS (SELECT 1 FROM file_changes fc WHERE fc.commit_id > ?1
+			AND NOT EXISTS (SELECT 1 FROM file_changes f2 WHERE f2.path = fc.path AND f2.commit_id <= ?1))
+		OR EXISTS (SELECT 1 FROM entity_changes ec WHERE ec.commit_id > ?1
+			AND NOT EXISTS (SELECT 1 FROM entity_changes e2 WHERE e2.entity_id = ec.entity_id AND e2.commit_id <= ?1))`,
+		last).Scan(&fresh)
+	return err != nil || fresh
 }
 
 // Confidences of test associations found by naming convention.
