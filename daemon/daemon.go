@@ -130,8 +130,10 @@ type repoState struct {
 	// first run that starts after it, and waiters on done learn of it.
 	requested, started, completed uint64
 	done                          chan struct{}
-	outcomes                      []outcome // the last runs', oldest first
-	gen                           uint64    // see Daemon.generation
+	outcomes                      []outcome          // the last runs', oldest first
+	gen                           uint64             // see Daemon.generation
+	cancel                        context.CancelFunc // stops the run in flight
+	removing                      bool               // a removal is under way: no new runs
 }
 
 // New prepares a daemon over home.
@@ -302,6 +304,7 @@ func (d *Daemon) due(now time.Time) *repoState {
 	var pick *repoState
 	for _, st := range d.repos {
 		switch {
+		case st.removing:
 		case st.requested > st.completed:
 			return st
 		case !now.Before(st.next) && (pick == nil || st.next.Before(pick.next)):
@@ -313,20 +316,28 @@ func (d *Daemon) due(now time.Time) *repoState {
 
 // syncOne holds a repository's stores (once) and syncs it.
 func (d *Daemon) syncOne(ctx context.Context, st *repoState) {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	d.mu.Lock()
 	st.syncing = true
 	st.started = st.requested
+	st.cancel = cancel
 	d.runs++
 	d.mu.Unlock()
 	start := time.Now()
 	var res *indexer.Result
-	err := d.hold(ctx, st)
+	err := d.hold(runCtx, st)
 	if err == nil {
-		res, err = d.home.Sync(ctx, st.name, memory.SyncOptions{})
+		res, err = d.home.Sync(runCtx, st.name, memory.SyncOptions{})
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	st.syncing = false
+	st.syncing, st.cancel = false, nil
+	if runCtx.Err() != nil && ctx.Err() == nil {
+		// Cancelled for a removal: the repository is gone.
+		st.finish(nil, fmt.Errorf("%w %q: removed", memory.ErrUnknownRepo, st.name))
+		return
+	}
 	if ctx.Err() != nil {
 		// Shutting down: what was committed stays, the rest is resumed by
 		// the next start; the waiters learn why.
@@ -409,6 +420,30 @@ func (d *Daemon) failWaiters(err error) {
 		st.started = st.requested
 		st.lastErr = err
 		st.finish(nil, err)
+	}
+}
+
+// stopSync cancels the sync of name in flight, if any: a removal should
+// not wait for a first sync of a large repository to finish.
+func (d *Daemon) stopSync(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := d.repos[name]
+	if st == nil {
+		return
+	}
+	st.removing = true // and the loop starts no new run meanwhile
+	if st.cancel != nil {
+		st.cancel()
+	}
+}
+
+// resume undoes stopSync after a removal that failed.
+func (d *Daemon) resume(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st := d.repos[name]; st != nil {
+		st.removing = false
 	}
 }
 

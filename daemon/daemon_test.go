@@ -372,3 +372,32 @@ func TestRefsFingerprint(t *testing.T) {
 		t.Error("a directory without HEAD has a fingerprint")
 	}
 }
+
+// TestRemoveStopsSyncInFlight: removing a repository during its first,
+// long sync cancels the sync instead of waiting for it.
+func TestRemoveStopsSyncInFlight(t *testing.T) {
+	g := gittest.Generate(t, 3000, 4)
+	h := newHome(t, map[string]*gittest.Repo{"big": g})
+	r := start(t, h, Options{})
+	ctx := context.Background()
+	waitFor(t, 20*time.Second, "the sync to start", func() bool {
+		hl, err := r.c.Health(ctx)
+		return err == nil && len(hl.Repositories) == 1 && hl.Repositories[0].Syncing
+	})
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	if err := r.c.Remove(ctx, "big"); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	if took > 5*time.Second {
+		t.Errorf("remove waited %s for the sync", took)
+	}
+	if names, _ := h.Names(); len(names) != 0 {
+		t.Errorf("still registered: %v", names)
+	}
+	if _, err := os.Stat(h.DataDir("big")); !os.IsNotExist(err) {
+		t.Errorf("data directory left: %v", err)
+	}
+	t.Logf("removed during the sync in %s", took)
+}

@@ -33,7 +33,15 @@ func (s *service) Sync(ctx context.Context, repo string) (*indexer.Result, error
 }
 
 func (s *service) Remove(ctx context.Context, repo string) error {
+	if err := s.CheckRepo(ctx, repo); err != nil {
+		return err
+	}
+	s.d.stopSync(repo)
 	err := s.Local.Remove(ctx, repo)
+	if err != nil {
+		s.d.resume(repo)
+		return err
+	}
 	s.d.forget(repo)
 	return err
 }
