@@ -424,7 +424,7 @@ func (s *Searcher) direct(ctx context.Context, raw string, rf refs, cs *candSet,
 	if err != nil {
 		return err
 	}
-	ents, misses, err := s.resolveEntities(ctx, rf.idents)
+	ents, strength, misses, err := s.resolveEntities(ctx, rf.idents)
 	if err != nil {
 		return err
 	}
@@ -450,9 +450,13 @@ func (s *Searcher) direct(ctx context.Context, raw string, rf refs, cs *candSet,
 		if err != nil {
 			return err
 		}
+		// A name the question spells exactly is as good as a path; a
+		// fuzzy match (ValidArgsFunction for validArgsFunc) relates by its
+		// score and earns no direct-match bonus.
+		st := strength[e]
 		cs.with(func() {
 			for h, r := range rel {
-				add(h, "entity "+e[strings.IndexByte(e, '#')+1:], r, r == 1)
+				add(h, "entity "+e[strings.IndexByte(e, '#')+1:], r*st, r == 1 && st == 1)
 			}
 		})
 	}
@@ -532,10 +536,12 @@ func (s *Searcher) resolvePaths(ctx context.Context, paths []string) ([]string, 
 // resolveEntities matches the question's identifiers to entities by seed
 // 002's score: FuzzyWeight × name similarity + the rest × shared name
 // parts, accepted from FuzzyThreshold. Every entity with the best name is
-// taken (a method of several types). A miss yields a warning naming the
-// closest entity and its score.
-func (s *Searcher) resolveEntities(ctx context.Context, idents []string) ([]string, []string, error) {
-	var out, misses []string
+// taken (a method of several types). strength is 1 for an exact match
+// (the name, or a dotted suffix of the qualified name, ignoring case), else
+// the score. A miss yields a warning naming the closest entity and its
+// score.
+func (s *Searcher) resolveEntities(ctx context.Context, idents []string) (out []string, strength map[string]float64, misses []string, err error) {
+	strength = map[string]float64{}
 	for _, id := range idents {
 		name := id
 		if i := strings.LastIndexAny(name, ".:"); i >= 0 {
@@ -547,28 +553,31 @@ func (s *Searcher) resolveEntities(ctx context.Context, idents []string) ([]stri
 		rows, err := s.st.DB.QueryContext(ctx, `SELECT key, name, qualified FROM entities
 			WHERE name LIKE ? ESCAPE '\' LIMIT 2000`, strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(name[:min(len(name), 3)])+"%")
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		type scored struct {
 			key, name string
 			score     float64
+			exact     bool
 		}
 		var all []scored
 		for rows.Next() {
 			var k, n, q string
 			if err := rows.Scan(&k, &n, &q); err != nil {
 				rows.Close()
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			target := n
 			if name != id { // a qualified question: compare qualified names
 				target = q
 			}
-			all = append(all, scored{k, n, s.matchScore(id, target)})
+			exact := strings.EqualFold(id, n) || strings.HasSuffix(strings.ToLower(q), "."+strings.ToLower(id)) ||
+				strings.EqualFold(id, q)
+			all = append(all, scored{k, n, s.matchScore(id, target), exact})
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		slices.SortFunc(all, func(a, b scored) int {
 			return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.key, b.key))
@@ -588,9 +597,13 @@ func (s *Searcher) resolveEntities(ctx context.Context, idents []string) ([]stri
 				break
 			}
 			out = append(out, e.key)
+			strength[e.key] = e.score
+			if e.exact {
+				strength[e.key] = 1
+			}
 		}
 	}
-	return out, misses, nil
+	return out, strength, misses, nil
 }
 
 // matchScore is seed 002's weighted sum of a fuzzy score (normalised

@@ -66,6 +66,9 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 			for _, name := range names {
 				var rep syncReport
 				if viaDaemon {
+					if !quiet && !jsonOut {
+						fmt.Fprintf(a.stderr, "%s: syncing through the running daemon (%s)…\n", name, daemon.BaseURL)
+					}
 					rep, err = daemonSync(c.Context(), daemon, name)
 				} else {
 					rep, err = a.syncOne(c.Context(), h, name, pf.policy(c), workers, quiet || jsonOut, llmCfg)
