@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -124,10 +125,8 @@ func (ix *Index) loadLocked(ctx context.Context) (*memIndex, error) {
 		return nil, err
 	}
 	mem := newMemIndex(col)
-	for c, ds := range docs {
-		if err := mem.add(ctx, c, ds); err != nil {
-			return nil, err
-		}
+	if err := mem.load(ctx, docs, max(1, runtime.GOMAXPROCS(0))); err != nil {
+		return nil, err
 	}
 	ix.mark, ix.mem, ix.dropped = m, mem, size-valid
 	return mem, nil

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"sync"
 )
 
 // The persisted form of a collection is one append-only file:
@@ -192,7 +194,69 @@ func replayLog(path string, fn func(*record) error) (valid, size int64, err erro
 		return 0, 0, fmt.Errorf("open vector log: %w", err)
 	}
 	defer f.Close()
-	return scanLog(f, func(p []byte) error { return decodePayload(p, fn) })
+	return replayFrames(f, fn)
+}
+
+// replayFrames decodes the frames on two goroutines and applies their
+// records in log order on the caller's: decoding (a map and a vector per
+// document) was half of loading 124k documents for a cold query.
+func replayFrames(f *os.File, fn func(*record) error) (valid, size int64, err error) {
+	type frame struct {
+		recs []record
+		err  error
+		done chan struct{}
+	}
+	frames := make(chan *frame, 32) // in log order; bounded, so memory stays a few frames
+	work := make(chan func(), 32)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range work {
+				w()
+			}
+		}()
+	}
+	applied := make(chan error, 1)
+	go func() {
+		var err error
+		for fr := range frames {
+			<-fr.done
+			if err != nil {
+				continue // drain
+			}
+			if err = fr.err; err != nil {
+				continue
+			}
+			for i := range fr.recs {
+				if err = fn(&fr.recs[i]); err != nil {
+					break
+				}
+			}
+		}
+		applied <- err
+	}()
+	valid, size, err = scanLog(f, func(p []byte) error {
+		fr := &frame{done: make(chan struct{})}
+		payload := slices.Clone(p) // scanLog reuses its buffer
+		frames <- fr
+		work <- func() {
+			defer close(fr.done)
+			fr.err = decodePayload(payload, func(r *record) error {
+				fr.recs = append(fr.recs, *r)
+				return nil
+			})
+		}
+		return nil
+	})
+	close(work)
+	close(frames)
+	wg.Wait()
+	if aerr := <-applied; err == nil && aerr != nil {
+		err = fmt.Errorf("%s: %w", f.Name(), aerr)
+	}
+	return valid, size, err
 }
 
 // validPrefix checks every frame's checksum and ops and returns where a
