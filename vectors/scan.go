@@ -72,13 +72,18 @@ func (m *memIndex) scan(vec []float32, n int, where map[string]string, f Filter)
 		}
 	}
 	out := []Hit(h)
-	slices.SortFunc(out, func(a, b Hit) int {
+	sortHits(out)
+	return out
+}
+
+// sortHits orders hits best first, ties by ID.
+func sortHits(hs []Hit) {
+	slices.SortFunc(hs, func(a, b Hit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out
 }
 
 func matches(meta, where map[string]string) bool {

@@ -1,11 +1,9 @@
 package vectors
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,12 +39,7 @@ func chromemSearch(ctx context.Context, col *chromem.Collection, vec []float32, 
 				hits = append(hits, h)
 			}
 		}
-		slices.SortFunc(hits, func(a, b Hit) int {
-			if c := cmp.Compare(b.Score, a.Score); c != 0 {
-				return c
-			}
-			return strings.Compare(a.ID, b.ID)
-		})
+		sortHits(hits)
 		all := len(res) < k || k == total
 		if all || len(hits) >= n && hits[n-1].Score > lowest {
 			return hits[:min(n, len(hits))], nil
@@ -156,12 +149,7 @@ func bruteForce(m *memIndex, v []float32, n int, where map[string]string, f Filt
 			all = append(all, h)
 		}
 	}
-	slices.SortFunc(all, func(a, b Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	sortHits(all)
 	return all[:min(n, len(all))]
 }
 
