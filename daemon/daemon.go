@@ -196,7 +196,10 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 	if err := api.Announce(d.home.Dir, api.Announcement{PID: os.Getpid(), Addr: addr, Token: d.opts.Token, Started: d.started}); err != nil {
 		d.opts.Log.Warn("cannot announce the daemon; CLI commands will not find it", "err", err)
 	}
-	d.opts.Log.Info("daemon listening", "addr", addr, "home", d.home.Dir, "pid", os.Getpid())
+	d.opts.Log.Info("daemon listening", "api", "http://"+addr+"/v1", "home", d.home.Dir, "pid", os.Getpid())
+	for pattern := range opts.Extra {
+		d.opts.Log.Info("serving", "url", "http://"+addr+pattern)
+	}
 	var err error
 	select {
 	case <-ctx.Done():

@@ -200,6 +200,9 @@ func TestCLIGoesThroughDaemon(t *testing.T) {
 	if !bytes.Contains([]byte(q), []byte("print something")) {
 		t.Errorf("query through the daemon: %s", q)
 	}
+	if st := mustCLI(t, home, "status", "app"); !strings.Contains(st, "daemon:") {
+		t.Errorf("status through the daemon does not show the daemon's loop:\n%s", st)
+	}
 	mustCLI(t, home, "remove", "app")
 	if out := mustCLI(t, home, "list"); !bytes.Contains([]byte(out), []byte("no repositories")) {
 		t.Errorf("after remove through the daemon: %s", out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/memory"
 )
 
@@ -63,11 +65,15 @@ branches and counts reachable commits that are not indexed.`,
 			if len(all) == 0 {
 				fmt.Fprintln(a.stdout, "no repositories registered: gitmemory add PATH")
 			}
+			loop := daemonLoop(c.Context(), svc)
 			for i, st := range all {
 				if i > 0 {
 					fmt.Fprintln(a.stdout)
 				}
 				printStatus(a.stdout, st)
+				if rh, ok := loop[st.Name]; ok {
+					printLoop(a.stdout, rh)
+				}
 			}
 			return nil
 		},
@@ -75,6 +81,49 @@ branches and counts reachable commits that are not indexed.`,
 	c.Flags().BoolVar(&jsonOut, "json", false, "print as JSON")
 	c.Flags().BoolVar(&verify, "verify", false, "also count reachable commits that are not indexed (walks the repository)")
 	return c
+}
+
+// daemonLoop is the daemon's view of each repository, when a daemon
+// answers.
+func daemonLoop(ctx context.Context, svc api.Service) map[string]api.RepoHealth {
+	c, ok := svc.(*api.Client)
+	if !ok {
+		return nil
+	}
+	h, err := c.Health(ctx)
+	if err != nil {
+		return nil
+	}
+	out := map[string]api.RepoHealth{}
+	for _, r := range h.Repositories {
+		out[r.Name] = r
+	}
+	return out
+}
+
+func printLoop(w io.Writer, r api.RepoHealth) {
+	state := "next sync " + until(r.NextSync)
+	if r.Syncing {
+		state = "syncing now"
+	}
+	fmt.Fprintf(w, "  daemon:      %s", state)
+	if r.Failures > 0 {
+		fmt.Fprintf(w, "; %d failed syncs in a row: %s", r.Failures, oneLine(r.LastError))
+	}
+	fmt.Fprintln(w)
+}
+
+// until says how long until t, roughly.
+func until(t time.Time) string {
+	d := time.Until(t)
+	switch {
+	case t.IsZero() || d <= 0:
+		return "due"
+	case d < time.Minute:
+		return fmt.Sprintf("in %ds", int(d.Seconds()))
+	default:
+		return fmt.Sprintf("in %dm", int(d.Minutes()))
+	}
 }
 
 func printStatus(w io.Writer, s *memory.Status) {
