@@ -38,6 +38,7 @@ type Home struct {
 	holdMu sync.Mutex
 	mu     sync.Mutex
 	held   map[string]*held // see Hold
+	vecs   *sharedVectors   // see ShareVectors
 }
 
 // DefaultDir is $GITMEMORY_HOME, else $XDG_DATA_HOME/gitmemory, else

@@ -48,7 +48,7 @@ func (h *Home) OpenSearcher(ctx context.Context, name string, opts retrieve.Sear
 	if err != nil {
 		return nil, errors.Join(err, st.Close())
 	}
-	vec, err := h.openVectors(name)
+	vec, releaseVec, err := h.questionVectors(name)
 	if err != nil {
 		return nil, errors.Join(err, st.Close())
 	}
@@ -59,7 +59,7 @@ func (h *Home) OpenSearcher(ctx context.Context, name string, opts retrieve.Sear
 		g = nil
 	}
 	closeAll := func() error {
-		err := errors.Join(vec.Close(), st.Close())
+		err := errors.Join(releaseVec(), st.Close())
 		if g != nil {
 			err = errors.Join(err, g.Close())
 		}

@@ -33,9 +33,12 @@ or in an mcpServers JSON configuration:
   {"mcpServers": {"gitmemory": {"command": "gitmemory", "args": ["mcp"]}}}`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			svc, _, err := a.service(c.Context())
+			svc, h, err := a.service(c.Context())
 			if err != nil {
 				return err
+			}
+			if _, local := svc.(*api.Local); local {
+				h.ShareVectors() // a session asks many questions: keep the vectors loaded
 			}
 			return mcpserver.ServeStdio(c.Context(), svc, mcpserver.Options{Version: version, Logger: newLogger(a.stderr, "text", false)})
 		},
