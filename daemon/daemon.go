@@ -168,7 +168,7 @@ func checkListen(addr, token string) error {
 func (d *Daemon) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", d.opts.Listen)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return fmt.Errorf("%w (another daemon or program uses it? choose another address with --listen)", err)
 	}
 	return d.Serve(ctx, ln)
 }
