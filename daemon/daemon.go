@@ -122,15 +122,13 @@ type repoState struct {
 	held        bool
 	next        time.Time // next sync by interval or backoff
 	failures    int
-	lastErr     error
 	lastSync    time.Time
-	last        *indexer.Result
 	syncing     bool
 	// requested and completed are generations: a request is served by the
 	// first run that starts after it, and waiters on done learn of it.
 	requested, started, completed uint64
 	done                          chan struct{}
-	outcomes                      []outcome          // the last runs', oldest first
+	outcomes                      []outcome          // the last runs', oldest first; the newest is what health reports
 	gen                           uint64             // see Daemon.generation
 	cancel                        context.CancelFunc // stops the run in flight
 	removing                      bool               // a removal is under way: no new runs
@@ -344,11 +342,9 @@ func (d *Daemon) syncOne(ctx context.Context, st *repoState) {
 	if ctx.Err() != nil {
 		// Shutting down: what was committed stays, the rest is resumed by
 		// the next start; the waiters learn why.
-		st.lastErr = ctx.Err()
 		st.finish(nil, ctx.Err())
 		return
 	}
-	st.last, st.lastErr = res, err
 	d.gens++ // even a failed sync may have committed batches
 	st.gen = d.gens
 	if err != nil {
@@ -421,7 +417,6 @@ func (d *Daemon) failWaiters(err error) {
 	defer d.mu.Unlock()
 	for _, st := range d.repos {
 		st.started = st.requested
-		st.lastErr = err
 		st.finish(nil, err)
 	}
 }
@@ -536,11 +531,12 @@ func (d *Daemon) status() []api.RepoHealth {
 	var out []api.RepoHealth
 	for _, st := range d.repos {
 		h := api.RepoHealth{Name: st.name, LastSync: st.lastSync, Failures: st.failures, NextSync: st.next, Syncing: st.syncing}
-		if st.lastErr != nil {
-			h.LastError = st.lastErr.Error()
-		}
-		if st.last != nil {
-			h.Indexed = st.last.Indexed
+		if n := len(st.outcomes); n > 0 {
+			if last := st.outcomes[n-1]; last.err != nil {
+				h.LastError = last.err.Error()
+			} else if last.res != nil {
+				h.Indexed = last.res.Indexed
+			}
 		}
 		out = append(out, h)
 	}

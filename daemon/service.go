@@ -43,7 +43,7 @@ func (s *service) Remove(ctx context.Context, repo string) error {
 		return err
 	}
 	s.d.forget(repo)
-	return err
+	return nil
 }
 
 // cached answers a request from the cache of recent answers.

@@ -20,9 +20,6 @@ func (s *server) query(ctx context.Context, in QueryInput) (*answer[QueryOutput]
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, fmt.Errorf("%w: query is required: a question about the repository's history", api.ErrBadRequest)
 	}
-	if len(in.Query) > api.MaxQueryBytes {
-		return nil, fmt.Errorf("%w: the query is %d bytes: at most %d", api.ErrBadRequest, len(in.Query), api.MaxQueryBytes)
-	}
 	repo, err := s.repository(ctx, in.Repository)
 	if err != nil {
 		return nil, err

@@ -49,14 +49,7 @@ tree.`,
 			if err != nil {
 				return err
 			}
-			if jsonOut {
-				return writeJSON(a.stdout, nonNil(cs))
-			}
-			if len(cs) == 0 {
-				fmt.Fprintf(a.stdout, "no indexed commit changed %s\n", path)
-			}
-			printChanges(a.stdout, cs)
-			return nil
+			return a.writeChanges(cs, jsonOut, fmt.Sprintf("no indexed commit changed %s", path))
 		},
 	}
 	f := c.Flags()
@@ -99,14 +92,7 @@ their change type and one-line summary; with PATH, only those that changed it
 			if err != nil {
 				return err
 			}
-			if jsonOut {
-				return writeJSON(a.stdout, nonNil(cs))
-			}
-			if len(cs) == 0 {
-				fmt.Fprintf(a.stdout, "no indexed commit in the last %d days\n", days)
-			}
-			printChanges(a.stdout, cs)
-			return nil
+			return a.writeChanges(cs, jsonOut, fmt.Sprintf("no indexed commit in the last %d days", days))
 		},
 	}
 	f := c.Flags()
@@ -190,9 +176,18 @@ func printChanges(w io.Writer, cs []retrieve.Change) {
 	}
 }
 
-func nonNil(cs []retrieve.Change) []retrieve.Change {
-	if cs == nil {
-		return []retrieve.Change{}
+// writeChanges prints history or recent's answer: JSON (a list, never
+// null), or lines, or what was looked for when nothing was found.
+func (a *app) writeChanges(cs []retrieve.Change, jsonOut bool, none string) error {
+	if jsonOut {
+		if cs == nil {
+			cs = []retrieve.Change{}
+		}
+		return writeJSON(a.stdout, cs)
 	}
-	return cs
+	if len(cs) == 0 {
+		fmt.Fprintln(a.stdout, none)
+	}
+	printChanges(a.stdout, cs)
+	return nil
 }
