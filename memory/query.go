@@ -33,12 +33,12 @@ func (h *Home) OpenSearcher(ctx context.Context, name string, opts retrieve.Sear
 	if err := ValidName(name); err != nil {
 		return nil, err
 	}
-	if _, err := h.Get(ctx, name); err != nil {
-		return nil, err
-	}
 	if hd := h.holding(name); hd != nil {
 		noop := func() error { return nil }
 		return &Searcher{Searcher: retrieve.NewSearcher(hd.st, hd.vec, hd.g, opts), Store: hd.st, close: noop}, nil
+	}
+	if err := h.registered(name); err != nil {
+		return nil, err // before the open, which would create a store
 	}
 	st, err := store.Open(ctx, h.DataDir(name))
 	if err != nil {

@@ -270,16 +270,24 @@ func (h *Home) read(ctx context.Context, name string, fn func(*store.Store) erro
 	if hd := h.holding(name); hd != nil {
 		return fn(hd.st)
 	}
-	dir := h.DataDir(name)
-	if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err != nil {
-		names, _ := h.names()
-		return unknown(name, names)
+	if err := h.registered(name); err != nil {
+		return err
 	}
-	st, err := store.Open(ctx, dir)
+	st, err := store.Open(ctx, h.DataDir(name))
 	if err != nil {
 		return err
 	}
 	return errors.Join(fn(st), st.Close())
+}
+
+// registered reports, from the file system alone, whether name has a
+// store; opening one that does not exist would create it.
+func (h *Home) registered(name string) error {
+	if _, err := os.Stat(filepath.Join(h.DataDir(name), store.DBFile)); err != nil {
+		names, _ := h.names()
+		return unknown(name, names)
+	}
+	return nil
 }
 
 // Remove deletes a repository's registration and every byte of its data.
