@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,4 +213,43 @@ func TestCLIGoesThroughDaemon(t *testing.T) {
 	if err != nil || !bytes.Contains(audit, []byte(`"request":"why print something?"`)) {
 		t.Errorf("audit log: %s %v", audit, err)
 	}
+}
+
+// TestDaemonRefusesToStart: each reason not to start is one clear line,
+// and nothing is left announced.
+func TestDaemonRefusesToStart(t *testing.T) {
+	home := t.TempDir()
+	empty := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(empty, []byte("  \n"), 0o600)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"daemon", "--listen", "0.0.0.0:0"}, "set a token"},
+		{[]string{"daemon", "--listen", "nonsense"}, "want host:port"},
+		{[]string{"daemon", "--token-file", filepath.Join(home, "missing")}, "--token-file"},
+		{[]string{"daemon", "--token-file", empty}, "is empty"},
+		{[]string{"daemon", "--audit", filepath.Join(home, "no", "such", "dir", "audit.log")}, "audit log"},
+	} {
+		_, stderr, code := cli(t, home, c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want one line with %q", c.args, code, stderr, c.want)
+		}
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	if _, stderr, code := cli(t, home, "daemon", "--listen", busy.Addr().String()); code == 0 || !strings.Contains(stderr, "choose another address") {
+		t.Errorf("a busy address: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(home, api.DaemonFile)); !os.IsNotExist(err) {
+		t.Errorf("a daemon that did not start left daemon.json: %v", err)
+	}
+	d := startDaemon(t, home)
+	if _, stderr, code := cli(t, home, "daemon", "--listen", "127.0.0.1:0"); code == 0 || !strings.Contains(stderr, "another daemon serves") {
+		t.Errorf("a second daemon on the same home: exit %d, %q", code, stderr)
+	}
+	d.stop(t)
 }
