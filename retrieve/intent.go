@@ -67,3 +67,30 @@ func ValidIntent(s string) bool {
 	}
 	return false
 }
+
+// removalMarkers are word prefixes of a question about something that went
+// away ("why was X removed", "where did it go"). Such questions are
+// answered by a commit that deletes much more than it adds, which its
+// words rarely share: "Removes viper dependency by removing cobra/ CLI tool"
+// for "why did the scaffolding tool get pulled out".
+var removalMarkers = []string{"removed", "pulled out", "pulled from", "dropped", "deleted", "got rid", "gone",
+	"where did it go", "disappear", "удален", "удалил", "убрал", "убран", "пропал", "исчез"}
+
+// asksRemoval reports whether the question asks why or where something went.
+func asksRemoval(q string) bool {
+	q = " " + strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ") + " "
+	for _, m := range removalMarkers {
+		if strings.Contains(q, " "+m) {
+			return true
+		}
+	}
+	return false
+}
+
+// mostlyDeletes reports a commit that takes code out: at least twice as
+// many lines deleted as added, and enough of them to be more than a fix.
+func mostlyDeletes(insertions, deletions int) bool {
+	return deletions >= 20 && deletions >= 2*insertions
+}

@@ -165,6 +165,7 @@ type cand struct {
 	insertions int
 	deletions  int
 	rewritten  bool
+	subject    string
 }
 
 // Search answers a question.
@@ -215,7 +216,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 	if err := s.details(ctx, cands); err != nil {
 		return nil, err
 	}
-	ranked := s.rank(cands, a.Intent, raw, mode)
+	ranked := s.rank(cands, a.Intent, raw, a.Entities, mode)
 	if len(ranked) == 0 {
 		a.NoMatch = true
 		a.Warnings = append(a.Warnings, "no matching commits found")
@@ -582,6 +583,15 @@ func (s *Searcher) resolveEntities(ctx context.Context, idents []string) (out []
 		slices.SortFunc(all, func(a, b scored) int {
 			return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.key, b.key))
 		})
+		// A name the history spells as written (a field, a flag, a type
+		// no parser sees) is no misspelling: a similar entity may still be
+		// what implements it (TraverseChildren, Traverse), or a stranger
+		// (ValidArgsFunction, validArgsFunc), so it relates at half its
+		// fuzzy strength.
+		damp := 1.0
+		if len(all) > 0 && !all[0].exact && s.inCorpus(ctx, name) {
+			damp = 0.5
+		}
 		if len(all) == 0 || all[0].score < s.opts.FuzzyThreshold {
 			if looksLikeCode(id) {
 				closest := ""
@@ -597,13 +607,23 @@ func (s *Searcher) resolveEntities(ctx context.Context, idents []string) (out []
 				break
 			}
 			out = append(out, e.key)
-			strength[e.key] = e.score
+			strength[e.key] = e.score * damp
 			if e.exact {
 				strength[e.key] = 1
 			}
 		}
 	}
 	return out, strength, misses, nil
+}
+
+// inCorpus reports whether the keyword index holds the word w as
+// written. Fuzzy matching is for names the question misspells; a name the
+// history itself uses is not one, whether or not it is an entity. An error
+// reads as no: the fuzzy match then decides, as before.
+func (s *Searcher) inCorpus(ctx context.Context, w string) bool {
+	ids, err := store.Strings(ctx, s.st.DB, `SELECT rowid FROM search WHERE search MATCH ? LIMIT 1`,
+		`"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+	return err == nil && len(ids) > 0
 }
 
 // matchScore is seed 002's weighted sum of a fuzzy score (normalised
@@ -637,7 +657,7 @@ func (s *Searcher) details(ctx context.Context, cs *candSet) error {
 	for h := range cs.m {
 		hashes = append(hashes, h)
 	}
-	q := `SELECT id, hash, committer_time, classification, labels, author_name, insertions, deletions, rewritten,
+	q := `SELECT id, hash, committer_time, classification, labels, author_name, insertions, deletions, rewritten, subject,
 		(SELECT COUNT(*) FROM design_notes n WHERE n.commit_id = commits.id)
 		FROM commits WHERE hash IN (` + strings.Repeat("?,", len(hashes)-1) + `?)`
 	rows, err := s.st.DB.QueryContext(ctx, q, hashes...)
@@ -650,13 +670,13 @@ func (s *Searcher) details(ctx context.Context, cs *candSet) error {
 		var hash, labels string
 		var c cand
 		if err := rows.Scan(&c.id, &hash, &c.time, &c.class, &labels, &c.author, &c.insertions, &c.deletions,
-			&c.rewritten, &c.notes); err != nil {
+			&c.rewritten, &c.subject, &c.notes); err != nil {
 			return err
 		}
 		found[hash] = true
 		x := cs.m[hash]
-		x.id, x.time, x.class, x.author, x.insertions, x.deletions, x.rewritten, x.notes =
-			c.id, c.time, c.class, c.author, c.insertions, c.deletions, c.rewritten, c.notes
+		x.id, x.time, x.class, x.author, x.insertions, x.deletions, x.rewritten, x.notes, x.subject =
+			c.id, c.time, c.class, c.author, c.insertions, c.deletions, c.rewritten, c.notes, c.subject
 		x.security = strings.Contains(labels, `"security"`)
 	}
 	for h, c := range cs.m {
@@ -686,11 +706,13 @@ const rrfK = 60
 
 // rank scores the candidates and orders them: score descending, then
 // newest first, then hash (seed 001's deterministic tie-break).
-func (s *Searcher) rank(cs *candSet, intent, raw string, mode Mode) []Item {
+func (s *Searcher) rank(cs *candSet, intent, raw string, entities []string, mode Mode) []Item {
 	vectorsUsed := mode == ModeHybrid || mode == ModeVector
 	w := s.opts.Weights
 	now := s.opts.Now().Unix()
 	lower := strings.ToLower(raw)
+	removal := asksRemoval(raw)
+	names := entityNames(entities)
 	var out []Item
 	times := map[string]int64{}
 	for _, c := range cs.m {
@@ -734,6 +756,12 @@ func (s *Searcher) rank(cs *candSet, intent, raw string, mode Mode) []Item {
 		case age <= 7:
 			bonus++
 		}
+		if namesAny(c.subject, names) {
+			bonus += 2 // the subject says the change is about a function the question names
+		}
+		if removal && mostlyDeletes(c.insertions, c.deletions) {
+			bonus += 2
+		}
 		if c.security || (intent == IntentExplain && c.notes > 0) {
 			bonus += 2 // seed 001's constraint/risk tag: a security change, or stated rationale for a why
 		}
@@ -751,6 +779,46 @@ func (s *Searcher) rank(cs *candSet, intent, raw string, mode Mode) []Item {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(times[b.Commit], times[a.Commit]), cmp.Compare(a.Commit, b.Commit))
 	})
 	return out
+}
+
+// entityNames are the short names of entity keys ("path#pkg.Type.Name":
+// "Name"), once each.
+func entityNames(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		n := k[strings.LastIndexAny(k, "#.:")+1:]
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// namesAny reports whether subject holds one of the names as a word,
+// case-sensitively: "mergePersistentFlags" in "Add only missing
+// persistent flags of parents in mergePersistentFlags".
+func namesAny(subject string, names []string) bool {
+	for _, id := range names {
+		if len(id) < 3 {
+			continue
+		}
+		for rest := subject; ; {
+			i := strings.Index(rest, id)
+			if i < 0 {
+				break
+			}
+			end := i + len(id)
+			if (i == 0 || !isIdentByte(rest[i-1])) && (end == len(rest) || !isIdentByte(rest[end])) {
+				return true
+			}
+			rest = rest[end:]
+		}
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // broad reports a query too broad to answer well: one short word or none,

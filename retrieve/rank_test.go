@@ -1,0 +1,120 @@
+package retrieve
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gitmemory/gitmemory/internal/gittest"
+)
+
+func TestAsksRemoval(t *testing.T) {
+	for q, want := range map[string]bool{
+		"why did the scaffolding tool get pulled out of this repo? where did it go?": true,
+		"when was the legacy exporter removed":                                       true,
+		"почему удалили экспортёр":                                                   true,
+		"how has stripFlags changed (the helper that removes flags from args)?":      false,
+		"why does the parser crash":                                                  false,
+	} {
+		if got := asksRemoval(q); got != want {
+			t.Errorf("asksRemoval(%q) = %v, want %v", q, got, want)
+		}
+	}
+	if !mostlyDeletes(3, 40) || mostlyDeletes(30, 40) || mostlyDeletes(0, 5) {
+		t.Error("mostlyDeletes: want many more deletions than insertions, and enough of them")
+	}
+}
+
+func TestNamesAny(t *testing.T) {
+	names := entityNames([]string{"command.go#cobra.Command.mergePersistentFlags", "a.go#pkg.Find", "b.go#pkg.Find"})
+	if !slices.Equal(names, []string{"mergePersistentFlags", "Find"}) {
+		t.Fatalf("entityNames = %q", names)
+	}
+	for subject, want := range map[string]bool{
+		"Add only missing persistent flags of parents in mergePersistentFlags": true,
+		"Find: skip flag values":                      true,
+		"Rework FindSuggestions":                      false, // a longer word
+		"merge persistent flags faster":               false, // the name's words, not the name
+		"find the subcommand without the flag values": false, // case matters
+	} {
+		if got := namesAny(subject, names); got != want {
+			t.Errorf("namesAny(%q) = %v, want %v", subject, got, want)
+		}
+	}
+}
+
+// rankRepo has a feature added, later removed by a commit whose message
+// shares no word with the feature's name, and a commit whose subject names
+// the function it changes.
+func rankRepo(t *testing.T) (*gittest.Repo, map[string]string) {
+	g := gittest.New(t)
+	c := map[string]string{}
+	var legacy strings.Builder
+	legacy.WriteString("package export\n\n")
+	for i := range 30 {
+		legacy.WriteString("// legacy exporter step " + strings.Repeat("x", i%7) + "\n")
+	}
+	legacy.WriteString("func legacyExport() {}\n")
+	g.Write("export/legacy.go", legacy.String())
+	g.Write("export/buffer.go", "package export\n\nfunc bufferSize() int {\n\treturn 4096\n}\n")
+	c["add"] = g.Commit("Add the legacy exporter for old dashboards")
+	g.Write("export/legacy.go", legacy.String()+"\n// the legacy exporter keeps old dashboards working\n")
+	c["doc"] = g.Commit("Explain why the legacy exporter exists: old dashboards")
+	g.Write("export/buffer.go", "package export\n\nfunc bufferSize() int {\n\treturn 8192\n}\n")
+	c["tune"] = g.Commit("Tune the exporter's buffers for old dashboards")
+	g.Git("rm", "-q", "export/legacy.go")
+	c["drop"] = g.Commit("Clean up unused code paths")
+	g.Write("export/buffer.go", "package export\n\nfunc bufferSize() int {\n\treturn 16384\n}\n")
+	c["named"] = g.Commit("Double bufferSize again")
+	g.Write("export/buffer.go", "package export\n\n// bigger buffers\nfunc bufferSize() int {\n\treturn 16384 * 2\n}\n")
+	c["other"] = g.Commit("Grow the exporter buffer for large dashboards")
+	return g, c
+}
+
+func TestRankRemovalAndNamedSubjects(t *testing.T) {
+	g, c := rankRepo(t)
+	s := newSearcher(t, g, true)
+	ctx := context.Background()
+	top := func(q string) string {
+		t.Helper()
+		a, err := s.Search(ctx, Request{Query: q})
+		if err != nil || len(a.Items) == 0 {
+			t.Fatalf("%q: %+v %v", q, a, err)
+		}
+		return a.Items[0].Commit
+	}
+	// The removal question's words match the commit that added the
+	// exporter; the commit that took it out must come first.
+	if got := top("why was the legacy exporter for old dashboards pulled out?"); got != c["drop"] {
+		t.Errorf("removal question: top %s, want the deleting commit %s", got, c["drop"])
+	}
+	// Every commit changed bufferSize; the one whose subject names it is
+	// about it.
+	if got := top("how did bufferSize evolve for large dashboards"); got != c["named"] {
+		t.Errorf("entity question: top %s, want the commit naming bufferSize %s", got, c["named"])
+	}
+}
+
+func TestFuzzyEntityDampedWhenTheHistorySpellsTheName(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("api/handler.go", "package api\n\nfunc validArgsFunc() {}\n")
+	g.Commit("Add validArgsFunc")
+	s := newSearcher(t, g, false)
+	ctx := context.Background()
+	_, before, _, err := s.resolveEntities(ctx, []string{"ValidArgsFunction"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Write("api/doc.go", "package api\n")
+	g.Commit("Document the ValidArgsFunction field")
+	s = newSearcher(t, g, false)
+	_, after, _, err := s.resolveEntities(ctx, []string{"ValidArgsFunction"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "api/handler.go#api.validArgsFunc"
+	if before[key] == 0 || before[key] >= 1 || after[key] != before[key]/2 {
+		t.Errorf("strength of %s: %v before the history spelled the name, %v after; want a fuzzy match, then half", key, before[key], after[key])
+	}
+}
