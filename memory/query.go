@@ -35,6 +35,7 @@ func (h *Home) OpenSearcher(ctx context.Context, name string, opts retrieve.Sear
 	}
 	if hd := h.holding(name); hd != nil {
 		noop := func() error { return nil }
+		opts.Terms = hd.terms
 		return &Searcher{Searcher: retrieve.NewSearcher(hd.st, hd.vec, hd.g, opts), Store: hd.st, close: noop}, nil
 	}
 	if err := h.registered(name); err != nil {

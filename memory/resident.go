@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gitmemory/gitmemory/graph"
+	"github.com/gitmemory/gitmemory/retrieve"
 	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/vectors"
 )
@@ -22,6 +23,8 @@ type held struct {
 	st   *store.Store
 	g    *graph.Graph
 	vec  *vectors.Index
+	// terms keeps keyword terms' BM25 parts across the daemon's questions.
+	terms *retrieve.TermCache
 	// syncMu serialises the writes: syncs and registration updates.
 	syncMu sync.Mutex
 }
@@ -44,7 +47,7 @@ func (h *Home) Hold(ctx context.Context, name string) error {
 		return err
 	}
 	dir := h.DataDir(name)
-	hd := &held{}
+	hd := &held{terms: retrieve.NewTermCache(0)}
 	if hd.lock, err = store.AcquireLock(dir); err != nil {
 		return err
 	}

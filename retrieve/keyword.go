@@ -25,32 +25,25 @@ type KeywordQuery struct {
 	// parts: plain BM25 over commit messages, the evaluation's baseline.
 	MessagesOnly     bool
 	IncludeRewritten bool
+	// Cache, when set, keeps each term's BM25 parts between queries.
+	Cache *TermCache
 }
 
 // Keyword returns the commits that best match the terms by BM25, best first.
 func Keyword(ctx context.Context, st *store.Store, q KeywordQuery) ([]KeywordHit, error) {
-	expr := matchExpr(q.Terms, !q.MessagesOnly)
-	if expr == "" {
+	alts := matchAlts(q.Terms, !q.MessagesOnly)
+	if len(alts) == 0 {
 		return nil, nil
-	}
-	if q.MessagesOnly {
-		expr = "{subject body} : (" + expr + ")"
 	}
 	if q.Limit <= 0 {
 		q.Limit = 50
 	}
-	w := columnWeights
-	rank := fmt.Sprintf("bm25(search, %g, %g, %g, %g, %g, %g)", w[0], w[1], w[2], w[3], w[4], w[5])
-	// Rank inside the FTS table first and join only the best: joining
-	// every match to commits (for the rewritten flag) cost as much as BM25
-	// itself. Twice the limit leaves room for rewritten commits; when
-	// fewer than the limit survive, the join over every match decides.
-	out, err := keywordRows(ctx, st, `SELECT c.id, c.hash, m.r FROM (SELECT rowid, `+rank+` AS r FROM search
-		WHERE search MATCH ?1 ORDER BY r, rowid DESC LIMIT 2 * ?3) m JOIN commits c ON c.id = m.rowid
-		WHERE ?2 OR c.rewritten = 0 ORDER BY m.r, c.id DESC LIMIT ?3`, expr, q.IncludeRewritten, q.Limit)
-	if err == nil && len(out) < q.Limit {
-		out, err = keywordRows(ctx, st, `SELECT c.id, c.hash, `+rank+` AS r FROM search JOIN commits c ON c.id = search.rowid
-			WHERE search MATCH ?1 AND (?2 OR c.rewritten = 0) ORDER BY r, c.id DESC LIMIT ?3`, expr, q.IncludeRewritten, q.Limit)
+	var out []KeywordHit
+	var err error
+	if q.Cache != nil && !q.MessagesOnly {
+		out, err = cachedKeyword(ctx, st, q.Cache, alts, q)
+	} else {
+		out, err = sqlKeyword(ctx, st, alts, q)
 	}
 	if err != nil {
 		return nil, err
@@ -63,6 +56,33 @@ func Keyword(ctx context.Context, st *store.Store, q KeywordQuery) ([]KeywordHit
 		}
 	}
 	return out, nil
+}
+
+// bm25Expr is SQLite's bm25() with the keyword index's column weights.
+func bm25Expr() string {
+	w := columnWeights
+	return fmt.Sprintf("bm25(search, %g, %g, %g, %g, %g, %g)", w[0], w[1], w[2], w[3], w[4], w[5])
+}
+
+// sqlKeyword ranks the disjunction of alts in SQLite.
+func sqlKeyword(ctx context.Context, st *store.Store, alts []string, q KeywordQuery) ([]KeywordHit, error) {
+	expr := strings.Join(alts, " OR ")
+	if q.MessagesOnly {
+		expr = "{subject body} : (" + expr + ")"
+	}
+	rank := bm25Expr()
+	// Rank inside the FTS table first and join only the best: joining
+	// every match to commits (for the rewritten flag) cost as much as BM25
+	// itself. Twice the limit leaves room for rewritten commits; when
+	// fewer than the limit survive, the join over every match decides.
+	out, err := keywordRows(ctx, st, `SELECT c.id, c.hash, m.r FROM (SELECT rowid, `+rank+` AS r FROM search
+		WHERE search MATCH ?1 ORDER BY r, rowid DESC LIMIT 2 * ?3) m JOIN commits c ON c.id = m.rowid
+		WHERE ?2 OR c.rewritten = 0 ORDER BY m.r, c.id DESC LIMIT ?3`, expr, q.IncludeRewritten, q.Limit)
+	if err == nil && len(out) < q.Limit {
+		out, err = keywordRows(ctx, st, `SELECT c.id, c.hash, `+rank+` AS r FROM search JOIN commits c ON c.id = search.rowid
+			WHERE search MATCH ?1 AND (?2 OR c.rewritten = 0) ORDER BY r, c.id DESC LIMIT ?3`, expr, q.IncludeRewritten, q.Limit)
+	}
+	return out, err
 }
 
 func keywordRows(ctx context.Context, st *store.Store, query string, args ...any) ([]KeywordHit, error) {
@@ -79,10 +99,10 @@ func keywordRows(ctx context.Context, st *store.Store, query string, args ...any
 	return out, nil
 }
 
-// matchExpr builds an FTS5 query that matches any of the terms (and, with
-// parts, any part of a compound identifier), each term quoted so that no
-// query text is read as FTS syntax.
-func matchExpr(terms []string, parts bool) string {
+// matchAlts returns the FTS5 alternatives of a query that matches any of
+// the terms (and, with parts, any part of a compound identifier), each
+// term quoted so that no query text is read as FTS syntax.
+func matchAlts(terms []string, parts bool) []string {
 	seen := map[string]bool{}
 	var alts []string
 	add := func(t string) {
@@ -103,5 +123,5 @@ func matchExpr(terms []string, parts bool) string {
 			}
 		}
 	}
-	return strings.Join(alts, " OR ")
+	return alts
 }

@@ -67,6 +67,10 @@ type SearchOptions struct {
 	StaleDays        int
 	IncludeRewritten bool
 	Now              func() time.Time
+	// Terms, when set, keeps keyword terms' BM25 parts between questions
+	// (see TermCache); a process that asks many questions of one
+	// repository sets it.
+	Terms *TermCache
 }
 
 // MaxResults caps a query's results: a query never dumps the store.
@@ -303,7 +307,7 @@ func (cs *candSet) with(f func()) {
 // keyword adds the BM25 hits of the terms and the question's identifiers.
 func (s *Searcher) keyword(ctx context.Context, terms []string, rf refs, cs *candSet) error {
 	hits, err := Keyword(ctx, s.st, KeywordQuery{Terms: append(slices.Clone(terms), rf.idents...), Limit: perKeyword,
-		IncludeRewritten: s.opts.IncludeRewritten})
+		IncludeRewritten: s.opts.IncludeRewritten, Cache: s.opts.Terms})
 	if err != nil {
 		return err
 	}

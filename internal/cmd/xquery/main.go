@@ -179,7 +179,55 @@ func searches(dir, questions, path string, n int) error {
 		})...)
 	}
 	report("hybrid search, warm", all)
+	qs := strings.Split(strings.TrimSpace(string(data)), "\n")
+	keywords(ctx, st, qs, n)
+	// As the daemon asks: with a term cache kept across questions.
+	s = retrieve.NewSearcher(st, vec, g, retrieve.SearchOptions{Terms: retrieve.NewTermCache(0)})
+	all = nil
+	for _, q := range qs {
+		all = append(all, timeN(max(n/10, 3), func() error {
+			_, err := s.Search(ctx, retrieve.Request{Query: q})
+			return err
+		})...)
+	}
+	report("hybrid search, warm, term cache (daemon)", all)
 	return nil
+}
+
+// keywords times the BM25 stage alone: SQLite's bm25() over the whole
+// disjunction, then the term cache's first and later answers.
+func keywords(ctx context.Context, st *store.Store, qs []string, n int) {
+	const limit = 200 // retrieve's perKeyword
+	var plain, first, warm []time.Duration
+	cache := retrieve.NewTermCache(0)
+	for _, q := range qs {
+		terms := retrieve.Normalize(q)
+		plain = append(plain, timeN(max(n/10, 3), func() error {
+			_, err := retrieve.Keyword(ctx, st, retrieve.KeywordQuery{Terms: terms, Limit: limit})
+			return err
+		})...)
+		first = append(first, timeN(1, func() error {
+			_, err := retrieve.Keyword(ctx, st, retrieve.KeywordQuery{Terms: terms, Limit: limit, Cache: cache})
+			return err
+		})...)
+		warm = append(warm, timeN(max(n/10, 3), func() error {
+			_, err := retrieve.Keyword(ctx, st, retrieve.KeywordQuery{Terms: terms, Limit: limit, Cache: cache})
+			return err
+		})...)
+	}
+	same := 0
+	for _, q := range qs {
+		terms := retrieve.Normalize(q)
+		a, err1 := retrieve.Keyword(ctx, st, retrieve.KeywordQuery{Terms: terms, Limit: limit})
+		b, err2 := retrieve.Keyword(ctx, st, retrieve.KeywordQuery{Terms: terms, Limit: limit, Cache: cache})
+		if err1 == nil && err2 == nil && slices.EqualFunc(a, b, func(x, y retrieve.KeywordHit) bool { return x.Commit == y.Commit }) {
+			same++
+		}
+	}
+	fmt.Printf("keyword: the term cache ranks %d of %d questions' %d best exactly as SQLite\n", same, len(qs), limit)
+	report("keyword (SQLite bm25)", plain)
+	report("keyword (term cache, first time)", first)
+	report("keyword (term cache, kept)", warm)
 }
 
 func timeN(n int, f func() error) []time.Duration {
