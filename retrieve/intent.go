@@ -39,10 +39,7 @@ var intentOrder = []string{IntentDebug, IntentExplain, IntentResearch, IntentPla
 // ClassifyIntent is the auto classifier: the intent with the most markers in
 // the question, research when none.
 func ClassifyIntent(q string) string {
-	// Markers match at the start of a word: "fix" is not in "prefix".
-	q = " " + strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), " ") + " "
+	q = markerText(q)
 	best, bestN := IntentResearch, 0
 	for _, in := range intentOrder {
 		n := 0
@@ -78,9 +75,7 @@ var removalMarkers = []string{"removed", "pulled out", "pulled from", "dropped",
 
 // asksRemoval reports whether the question asks why or where something went.
 func asksRemoval(q string) bool {
-	q = " " + strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), " ") + " "
+	q = markerText(q)
 	for _, m := range removalMarkers {
 		if strings.Contains(q, " "+m) {
 			return true
@@ -93,4 +88,13 @@ func asksRemoval(q string) bool {
 // many lines deleted as added, and enough of them to be more than a fix.
 func mostlyDeletes(insertions, deletions int) bool {
 	return deletions >= 20 && deletions >= 2*insertions
+}
+
+// markerText is q lower-cased, its words separated by single spaces, with
+// a space at each end, so that a marker matches at the start of a word
+// (" fix" is not in " prefix").
+func markerText(q string) string {
+	return " " + strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ") + " "
 }
