@@ -16,6 +16,13 @@ import (
 func indexRepo(t *testing.T, g *gittest.Repo) *store.Store {
 	t.Helper()
 	st := openStore(t, "")
+	syncInto(t, g, st)
+	return st
+}
+
+// syncInto indexes g's new commits into st.
+func syncInto(t testing.TB, g *gittest.Repo, st *store.Store) {
+	t.Helper()
 	s, err := indexer.New(g.Dir, st, indexer.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +30,6 @@ func indexRepo(t *testing.T, g *gittest.Repo) *store.Store {
 	if _, err := s.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return st
 }
 
 func commitsOf(cs []Change) []string {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/internal/gittest"
 	"github.com/gitmemory/gitmemory/store"
 )
@@ -97,13 +96,7 @@ func TestTermCacheFollowsTheIndex(t *testing.T) {
 	compareKeyword(t, st, cache, []string{"retry", "loop"}, 5, false)
 	g.Write("x.go", "package f\n")
 	added := g.Commit("Rewrite the retry loop around a retry budget: retry retry")
-	s, err := indexer.New(g.Dir, st, indexer.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	syncInto(t, g, st)
 	before := cache.state
 	compareKeyword(t, st, cache, []string{"retry", "loop"}, 5, false)
 	hits, err := Keyword(context.Background(), st, KeywordQuery{Terms: []string{"retry", "loop"}, Limit: 5, Cache: cache})
@@ -181,13 +174,7 @@ func TestTermCacheConcurrent(t *testing.T) {
 	for i := range 3 {
 		g.Write(fmt.Sprintf("g%d.go", i), "package f\n")
 		g.Commit(fmt.Sprintf("Retry the cache loop again %d", i))
-		s, err := indexer.New(g.Dir, st, indexer.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Run(ctx); err != nil {
-			t.Fatal(err)
-		}
+		syncInto(t, g, st)
 	}
 	for range 4 {
 		if err := <-done; err != nil {
