@@ -37,6 +37,7 @@ func main() {
 	questions := flag.String("questions", "", "load: questions, one per line")
 	mix := flag.String("mix", "query,history,recent,lookup", "load: request kinds, round robin")
 	path := flag.String("path", "Makefile", "load: the path for history, recent and lookup")
+	pathsFile := flag.String("paths", "", "load: a file of paths, one per line, taken in turn instead of -path (defeats the answer cache)")
 	dur := flag.Duration("for", time.Minute, "idle: how long to watch")
 	unique := flag.Bool("unique", false, "load: make every question distinct (defeats the daemon's answer cache)")
 	flag.Parse()
@@ -53,7 +54,15 @@ func main() {
 	case "latency":
 		err = latency(ctx, c, *repoName, *repoDir, *runs)
 	case "load":
-		err = load(ctx, c, *repoName, *questions, strings.Split(*mix, ","), *path, *conc, *n, *unique)
+		paths := []string{*path}
+		if *pathsFile != "" {
+			b, rerr := os.ReadFile(*pathsFile)
+			if rerr != nil {
+				fail(rerr)
+			}
+			paths = strings.Fields(string(b))
+		}
+		err = load(ctx, c, *repoName, *questions, strings.Split(*mix, ","), paths, *conc, *n, *unique)
 	case "idle":
 		err = idle(*home, *dur)
 	default:
@@ -112,7 +121,7 @@ func latency(ctx context.Context, c *api.Client, name, dir string, runs int) err
 	return nil
 }
 
-func load(ctx context.Context, c *api.Client, name, questions string, mix []string, path string, conc, n int, unique bool) error {
+func load(ctx context.Context, c *api.Client, name, questions string, mix []string, paths []string, conc, n int, unique bool) error {
 	qs := []string{"why was this changed?"}
 	if questions != "" {
 		b, err := os.ReadFile(questions)
@@ -137,6 +146,7 @@ func load(ctx context.Context, c *api.Client, name, questions string, mix []stri
 			<-startAll
 			for i := range n {
 				k := mix[(w+i)%len(mix)]
+				path := paths[(w*n+i)%len(paths)]
 				t := time.Now()
 				var err error
 				switch k {
