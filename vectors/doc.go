@@ -24,10 +24,24 @@
 // where <collection> is the embedder's name made safe for a file name.
 // Nothing is read by Open. Status reads index.json only. Writes append to
 // the log without loading it. The first Query loads the whole log into an
-// in-memory chromem-go collection (about 0.35 s and 110 MB of heap for
-// 50k documents of 384 dimensions, against 2 s for chromem-go's own
+// in-memory chromem-go collection (about 0.4 s and 130 MB of heap for 50k
+// documents of 384 dimensions, against 2 s for chromem-go's own
 // one-file-per-document persistence), and the loaded index stays current
 // with later writes, which is how a daemon keeps it warm.
+//
+// # Queries
+//
+// A query does not go through chromem-go: it scans the loaded documents
+// itself (scan.go). Dotting the query with every float32 vector read the
+// whole index each time, 190 MB at 124k documents, which many concurrent
+// questions could not afford. So the index also keeps the vectors
+// quantized to int8 and laid out by dimension (a byte per dimension per
+// document, a fifth of the heap above), and a query reads only the
+// dimensions where it is not zero, most of them for the local embedder's
+// short questions, to score every document approximately. The error of
+// each approximation is bounded, and the exact similarity is computed
+// only for the documents the bound cannot rule out, so the answer is that
+// of the exact scan, score for score (colscan.go).
 //
 // # Rebuilds
 //

@@ -22,9 +22,11 @@ type memIndex struct {
 	// empty, queries leave that condition out of chromem-go's where
 	// filter, which costs as much as the similarity itself at 50k docs.
 	rewritten map[string]bool
-	// docs and pos are every document for the query scan (scan.go).
+	// docs and pos are every document for the query scan (scan.go), and
+	// cols the same documents quantized by dimension (colscan.go).
 	docs []scanDoc
 	pos  map[string]int
+	cols colStore
 }
 
 func newMemIndex(col *chromem.Collection) *memIndex {
@@ -65,21 +67,22 @@ func (m *memIndex) drop(ctx context.Context, commit string) error {
 }
 
 // load fills a new index with the documents of every commit. The
-// collection's part (a metadata copy and a norm check per document) runs
-// on workers goroutines: with decoding, it was most of the time a cold
-// query spent loading 124k documents.
+// collection's part (a metadata copy and a norm check per document) and
+// the scan's columns are made on workers goroutines: with decoding, the
+// former was most of the time a cold query spent loading 124k documents.
 func (m *memIndex) load(ctx context.Context, docs map[string][]chromem.Document, workers int) error {
 	all := make([]chromem.Document, 0, len(docs))
 	for c, ds := range docs {
 		for _, d := range ds {
 			all = append(all, d)
-			m.addScan(d.ID, d.Metadata, d.Embedding)
+			m.addRow(d.ID, d.Metadata, d.Embedding)
 			m.byCommit[c] = append(m.byCommit[c], d.ID)
 			if d.Metadata[MetaRewritten] == "true" {
 				m.rewritten[d.ID] = true
 			}
 		}
 	}
+	m.cols.build(m.docs, workers)
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range workers {
 		g.Go(func() error {

@@ -18,17 +18,34 @@ type scanDoc struct {
 // The scan replaces chromem-go's QueryEmbedding, which on every query
 // walks the document map, sends each document through a channel and takes
 // a lock per match before the first dot product: at 80k documents that was
-// most of a query. Here one pass filters, scores and keeps the top n in a
-// heap, exactly, with ties broken by ID, so no widening is needed.
+// most of a query. Here the top n are kept in a heap, exactly, with ties
+// broken by ID, so no widening is needed.
+//
+// Dotting every row then made a query memory-bound (190 MB read at 124k
+// documents), so most queries go by the columns (colscan.go): they score
+// every document approximately from an int8 copy, reading only the query's
+// nonzero dimensions, and compute the exact dot product of the few that
+// the approximation's bound cannot rule out; the answer is unchanged. The
+// row scan, an exact dot product per document that passes the filters,
+// answers the rest: a commit filter, whose handful of documents the
+// prefilter finds without the columns, and vectors the bound does not
+// cover.
 
 // addScan records a document for the scan; the caller holds mu.
 func (m *memIndex) addScan(id string, meta map[string]string, vec []float32) {
+	m.cols.put(m.addRow(id, meta, vec), meta, vec)
+}
+
+// addRow records a document's row, not its columns, and returns its
+// position.
+func (m *memIndex) addRow(id string, meta map[string]string, vec []float32) int {
 	if i, ok := m.pos[id]; ok {
 		m.docs[i] = scanDoc{id, meta, vec}
-		return
+		return i
 	}
 	m.pos[id] = len(m.docs)
 	m.docs = append(m.docs, scanDoc{id, meta, vec})
+	return len(m.docs) - 1
 }
 
 // dropScan forgets a document, moving the last one into its place.
@@ -42,38 +59,72 @@ func (m *memIndex) dropScan(id string) {
 		m.docs[i] = m.docs[last]
 		m.pos[m.docs[i].id] = i
 	}
+	m.cols.move(i)
 	m.docs[last] = scanDoc{}
 	m.docs = m.docs[:last]
 	delete(m.pos, id)
 }
 
+// scanQuery is a query's arguments, as the scans pass them on.
+type scanQuery struct {
+	vec   []float32
+	n     int
+	where map[string]string
+	f     *Filter
+	p     prefilter
+}
+
 // scan returns the n documents most similar to vec (normalised) that
 // match where and f's time bounds, best first, ties by ID.
 func (m *memIndex) scan(vec []float32, n int, where map[string]string, f Filter) []Hit {
-	h := make(hitHeap, 0, n+1)
+	if n <= 0 {
+		return []Hit{}
+	}
+	sq := &scanQuery{vec, n, where, &f, newPrefilter(where, &f)}
+	if sq.p.commit == 0 {
+		if hits, ok := m.colScan(sq); ok {
+			return hits
+		}
+	}
+	return m.rowScan(sq)
+}
+
+// rowScan is scan by the rows: one exact dot product per document that
+// passes the prefilter.
+func (m *memIndex) rowScan(sq *scanQuery) []Hit {
+	h := make(hitHeap, 0, min(sq.n, len(m.docs))+1)
 	for i := range m.docs {
-		d := &m.docs[i]
-		if !matches(d.meta, where) {
-			continue
-		}
-		s := dot(vec, d.vec)
-		if len(h) == n && !better(s, d.id, h[0].Score, h[0].ID) {
-			continue
-		}
-		hit := hitOf(d.id, s, d.meta)
-		if !f.keep(&hit) {
-			continue
-		}
-		if len(h) == n {
-			h[0] = hit
-			heap.Fix(&h, 0)
-		} else {
-			heap.Push(&h, hit)
+		if sq.p.pass(&m.cols.keys[i]) {
+			m.consider(&h, i, sq)
 		}
 	}
 	out := []Hit(h)
 	sortHits(out)
 	return out
+}
+
+// consider adds document i to h, which keeps the best n, if it matches
+// the filters and beats h's worst; it reports whether h changed.
+func (m *memIndex) consider(h *hitHeap, i int, sq *scanQuery) bool {
+	d := &m.docs[i]
+	if !matches(d.meta, sq.where) {
+		return false
+	}
+	s := dot(sq.vec, d.vec)
+	if len(*h) == sq.n && !better(s, d.id, (*h)[0].Score, (*h)[0].ID) {
+		return false
+	}
+	hit := hitOf(d.id, s, d.meta)
+	if !sq.f.keep(&hit) {
+		return false
+	}
+	if len(*h) == sq.n {
+		(*h)[0] = hit
+		heap.Fix(h, 0)
+	} else {
+		heap.Push(h, hit)
+	}
+	return true
 }
 
 // sortHits orders hits best first, ties by ID.
