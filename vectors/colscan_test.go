@@ -2,6 +2,7 @@ package vectors
 
 import (
 	"container/heap"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -502,5 +503,35 @@ func BenchmarkScan124k(b *testing.B) {
 	}{{"sparse", false, Filter{}}, {"dense", true, Filter{}}, {"sparse-filtered", false, filtered}} {
 		b.Run(c.name+"/rows", func(b *testing.B) { benchmarkScan(b, c.dense, c.f, refScan) })
 		b.Run(c.name+"/cols", func(b *testing.B) { benchmarkScan(b, c.dense, c.f, colScanOf) })
+	}
+}
+
+// TestColumnsBuiltAtSecondQuery: a loaded index answers its first query by
+// the rows and builds the columns at the second, with the same answers,
+// and a write after that keeps them.
+func TestColumnsBuiltAtSecondQuery(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := openTest(t, dir, NewLocal(0)).Upsert(ctx, benchDocs(500)); err != nil {
+		t.Fatal(err)
+	}
+	ix := openTest(t, dir, NewLocal(0))
+	first := mustQuery(t, ix, benchQueries[0], 10, Filter{})
+	if ix.mem.colsOn || len(ix.mem.cols.scale) != 0 {
+		t.Fatal("the first query of a loaded index built the columns")
+	}
+	second := mustQuery(t, ix, benchQueries[0], 10, Filter{})
+	if !ix.mem.colsOn || len(ix.mem.cols.scale) != len(ix.mem.docs) {
+		t.Fatal("the second query did not build the columns")
+	}
+	if !slices.Equal(ids(first), ids(second)) || first[0].Score != second[0].Score {
+		t.Errorf("rows answered %v, columns %v", ids(first), ids(second))
+	}
+	if err := ix.Upsert(ctx, []Doc{commitDoc(9999, benchQueries[1], "bugfix", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if hits := mustQuery(t, ix, benchQueries[1], 1, Filter{}); len(hits) != 1 || hits[0].Commit != sha(9999) ||
+		len(ix.mem.cols.scale) != len(ix.mem.docs) {
+		t.Errorf("after a write: %v, %d columns for %d documents", ids(hits), len(ix.mem.cols.scale), len(ix.mem.docs))
 	}
 }

@@ -37,11 +37,13 @@
 // questions could not afford. So the index also keeps the vectors
 // quantized to int8 and laid out by dimension (a byte per dimension per
 // document, a fifth of the heap above), and a query reads only the
-// dimensions where it is not zero, most of them for the local embedder's
-// short questions, to score every document approximately. The error of
-// each approximation is bounded, and the exact similarity is computed
-// only for the documents the bound cannot rule out, so the answer is that
-// of the exact scan, score for score (colscan.go).
+// dimensions where it is not zero (a few dozen of 384 for the local
+// embedder's short questions) to score every document approximately. The
+// error of each approximation is bounded, and the exact similarity is
+// computed only for the documents the bound cannot rule out, so the
+// answer is that of the exact scan, score for score (colscan.go). A
+// loaded index builds that copy at its second query: building it costs
+// several scans, which a process asking one question never earns back.
 //
 // # Rebuilds
 //

@@ -3,7 +3,9 @@ package vectors
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	chromem "github.com/philippgille/chromem-go"
 	"golang.org/x/sync/errgroup"
@@ -27,10 +29,29 @@ type memIndex struct {
 	docs []scanDoc
 	pos  map[string]int
 	cols colStore
+	// colsOn says whether cols is kept. A loaded index builds it on its
+	// second query: the build costs several row scans (150 ms at 124k
+	// documents), which a process asking one question (the CLI) never
+	// earns back, and a daemon earns back at once.
+	colsOn  bool
+	queries atomic.Int64
 }
 
 func newMemIndex(col *chromem.Collection) *memIndex {
-	return &memIndex{col: col, byCommit: map[string][]string{}, rewritten: map[string]bool{}, pos: map[string]int{}}
+	return &memIndex{col: col, byCommit: map[string][]string{}, rewritten: map[string]bool{}, pos: map[string]int{}, colsOn: true}
+}
+
+// queried counts a query and builds the columns at the second.
+func (m *memIndex) queried() {
+	if m.queries.Add(1) != 2 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.colsOn {
+		m.cols.build(m.docs, max(1, runtime.GOMAXPROCS(0)))
+		m.colsOn = true
+	}
 }
 
 // add stores a commit's documents; the caller holds mu and has dropped
@@ -82,7 +103,7 @@ func (m *memIndex) load(ctx context.Context, docs map[string][]chromem.Document,
 			}
 		}
 	}
-	m.cols.build(m.docs, workers)
+	m.colsOn = false // until the second query
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range workers {
 		g.Go(func() error {

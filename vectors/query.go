@@ -39,6 +39,7 @@ func (ix *Index) Query(ctx context.Context, text string, n int, f Filter) ([]Hit
 	if err != nil {
 		return nil, fmt.Errorf("query: embed: %w", err)
 	}
+	mem.queried()
 	mem.mu.RLock()
 	defer mem.mu.RUnlock()
 	where := f.where(len(mem.rewritten) > 0)

@@ -33,7 +33,10 @@ type scanDoc struct {
 
 // addScan records a document for the scan; the caller holds mu.
 func (m *memIndex) addScan(id string, meta map[string]string, vec []float32) {
-	m.cols.put(m.addRow(id, meta, vec), meta, vec)
+	i := m.addRow(id, meta, vec)
+	if m.colsOn {
+		m.cols.put(i, meta, vec)
+	}
 }
 
 // addRow records a document's row, not its columns, and returns its
@@ -59,7 +62,9 @@ func (m *memIndex) dropScan(id string) {
 		m.docs[i] = m.docs[last]
 		m.pos[m.docs[i].id] = i
 	}
-	m.cols.move(i)
+	if m.colsOn {
+		m.cols.move(i)
+	}
 	m.docs[last] = scanDoc{}
 	m.docs = m.docs[:last]
 	delete(m.pos, id)
@@ -81,7 +86,7 @@ func (m *memIndex) scan(vec []float32, n int, where map[string]string, f Filter)
 		return []Hit{}
 	}
 	sq := &scanQuery{vec, n, where, &f, newPrefilter(where, &f)}
-	if sq.p.commit == 0 {
+	if sq.p.commit == 0 && m.colsOn {
 		if hits, ok := m.colScan(sq); ok {
 			return hits
 		}
@@ -94,7 +99,7 @@ func (m *memIndex) scan(vec []float32, n int, where map[string]string, f Filter)
 func (m *memIndex) rowScan(sq *scanQuery) []Hit {
 	h := make(hitHeap, 0, min(sq.n, len(m.docs))+1)
 	for i := range m.docs {
-		if sq.p.pass(&m.cols.keys[i]) {
+		if !m.colsOn || sq.p.pass(&m.cols.keys[i]) {
 			m.consider(&h, i, sq)
 		}
 	}
