@@ -94,6 +94,27 @@ func fileEdges(id string, fc model.FileChange) []graph.Edge {
 	return []graph.Edge{{From: id, Type: "MODIFIES", To: f}}
 }
 
+// graphBatches is how many written batches the graph stage gathers into
+// one write: each of Cayley's bolt transactions rewrites every page its
+// quads touch and syncs the file, so fewer and larger ones cost less.
+const graphBatches = 4
+
+// graphStage writes the graph edges and vector documents of the batches
+// the writer has committed, graphBatches at a time.
+func (s *Syncer) graphStage(ctx context.Context, written <-chan []outcome) error {
+	var pending []outcome
+	for b := range written {
+		pending = append(pending, b...)
+		if len(pending) >= graphBatches*s.opts.BatchSize {
+			if err := s.writeGraph(ctx, pending); err != nil {
+				return err
+			}
+			pending = nil
+		}
+	}
+	return s.writeGraph(ctx, pending)
+}
+
 // writeGraph writes the edges of a batch whose metadata is committed, then
 // marks the commits graphed. A crash in between leaves them unmarked, and
 // syncGraph writes them again (writes are idempotent).

@@ -48,6 +48,7 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 	s.parserSet = make([]*entity.Parser, s.opts.Workers)
 	for i := range s.parserSet {
 		s.parserSet[i] = entity.NewParser()
+		s.parserSet[i].SetLineDiff(lineDiff)
 	}
 	defer func() {
 		for _, p := range s.parserSet {
@@ -58,7 +59,7 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 	start, done := time.Now(), 0
 	seen := map[string]bool{}
 	for {
-		items, err := s.q.Dequeue(ctx, 16*s.opts.BatchSize)
+		items, err := s.q.Dequeue(ctx, roundBatches*s.opts.BatchSize)
 		if err != nil {
 			return err
 		}
@@ -104,6 +105,9 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 				if err := s.write(gctx, b, res); err != nil {
 					return err
 				}
+				for i := range b {
+					b[i].prep = nil // written: only the graph stage may still hold the batch
+				}
 				done += len(b)
 				if s.opts.Progress != nil {
 					s.opts.Progress(Progress{Done: done, Total: total, Failed: res.Failed, Elapsed: time.Since(start)})
@@ -120,18 +124,23 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 		})
 		// The graph is written by a third stage, so that Cayley's writes
 		// overlap the next batch's metadata.
-		g.Go(func() error {
-			for b := range written {
-				if err := s.writeGraph(gctx, b); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		g.Go(func() error { return s.graphStage(gctx, written) })
 		if err := g.Wait(); err != nil {
 			return err
 		}
 	}
+}
+
+// roundBatches is how many batches process takes from the queue at a
+// time. Its stages overlap within a round only: each round ends with the
+// last batches going through the entity stage, the writer and the graph
+// one after the other, the cores mostly idle. An item costs ~150 bytes.
+const roundBatches = 256
+
+// lineDiff is the entity parsers' line diff: git's, without context.
+func lineDiff(old, new []byte) []model.Hunk {
+	hunks, _, _ := extract.DiffLines(old, new, 0)
+	return hunks
 }
 
 func unseen(items []queue.Item, seen map[string]bool) []queue.Item {

@@ -39,6 +39,7 @@ func benchHistory(b *testing.B, lang string, changes []benchChange) {
 		var times []time.Duration
 		for b.Loop() {
 			p := NewParser()
+			p.SetLineDiff(lineDiff)
 			for _, c := range changes {
 				start := time.Now()
 				if err := change(p, c); err != nil {

@@ -32,22 +32,31 @@ func (s *incState) close() {
 }
 
 // stateCache keeps the states of recent file versions by language and
-// blob, least recently used first out, while the chunks they hold are
-// estimated at more than budget bytes. A state's chunks are shared with
-// other versions of its file, so a state costs what its own chunks add.
+// blob, least recently used first out, while the chunks they hold and the
+// sources kept (see latest) are estimated at more than budget bytes. A
+// state's chunks are shared with other versions of its file, so a state
+// costs what its own chunks add.
 type stateCache struct {
 	budget, used int
+	srcUsed      int // bytes of the sources the latest versions keep
 	byKey        map[string]*list.Element
-	lru          list.List // of *cacheEntry, most recent at the front
+	// latest holds, by language and path, the entry of the version last
+	// cached under that path, which keeps its source: a version that
+	// Changes never saw (a merge's result, the commonest) is derived from
+	// it by a line diff instead of being parsed whole.
+	latest map[string]*list.Element
+	lru    list.List // of *cacheEntry, most recent at the front
 }
 
 type cacheEntry struct {
 	key   string
 	state *fileState
+	path  string // the latest key this entry is under, if any
+	src   []byte // the version's bytes, while it is its path's latest
 }
 
 func newStateCache(budget int) *stateCache {
-	return &stateCache{budget: budget, byKey: make(map[string]*list.Element)}
+	return &stateCache{budget: budget, byKey: make(map[string]*list.Element), latest: make(map[string]*list.Element)}
 }
 
 func (c *stateCache) get(key string) *fileState {
@@ -66,14 +75,54 @@ func (c *stateCache) put(key string, s *fileState) {
 		c.remove(e)
 	}
 	c.byKey[key] = c.lru.PushFront(&cacheEntry{key: key, state: s})
-	for c.used > c.budget && c.lru.Len() > 1 {
+	c.evict()
+}
+
+// putLatest caches a state as put does, as the latest version under
+// pathKey, whose bytes are src (kept, never modified).
+func (c *stateCache) putLatest(key, pathKey string, s *fileState, src []byte) {
+	if e, ok := c.byKey[key]; ok {
+		c.remove(e)
+	}
+	if e, ok := c.latest[pathKey]; ok {
+		c.unlatest(e.Value.(*cacheEntry))
+	}
+	e := c.lru.PushFront(&cacheEntry{key: key, state: s, path: pathKey, src: src})
+	c.byKey[key], c.latest[pathKey] = e, e
+	c.srcUsed += len(src)
+	c.evict()
+}
+
+// latestOf returns the latest state cached under pathKey, with its bytes.
+func (c *stateCache) latestOf(pathKey string) (*fileState, []byte) {
+	e, ok := c.latest[pathKey]
+	if !ok {
+		return nil, nil
+	}
+	ent := e.Value.(*cacheEntry)
+	return ent.state, ent.src
+}
+
+func (c *stateCache) evict() {
+	for c.used+c.srcUsed > c.budget && c.lru.Len() > 1 {
 		c.remove(c.lru.Back())
 	}
+}
+
+// unlatest drops an entry's latest mark and source.
+func (c *stateCache) unlatest(ent *cacheEntry) {
+	if ent.path == "" {
+		return
+	}
+	delete(c.latest, ent.path)
+	c.srcUsed -= len(ent.src)
+	ent.path, ent.src = "", nil
 }
 
 func (c *stateCache) remove(e *list.Element) {
 	ent := c.lru.Remove(e).(*cacheEntry)
 	delete(c.byKey, ent.key)
+	c.unlatest(ent)
 	ent.state.release()
 }
 

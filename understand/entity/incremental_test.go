@@ -43,11 +43,18 @@ type checker struct {
 
 func newChecker(t testing.TB, lang string) *checker {
 	c := &checker{t: t, inc: NewParser(), ref: NewParser(), lang: lang}
+	c.inc.SetLineDiff(lineDiff)
 	t.Cleanup(func() {
 		c.inc.Close()
 		c.ref.Close()
 	})
 	return c
+}
+
+// lineDiff is the line diff an indexer gives its Parser: git's.
+func lineDiff(old, new []byte) []model.Hunk {
+	hunks, _, _ := extract.DiffLines(old, new, 0)
+	return hunks
 }
 
 // version returns a Version named by its git blob hash, or a missing one
@@ -190,6 +197,57 @@ func TestChangesHistories(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestChangesUnseenVersion gives a change whose old version the Parser
+// never saw, as a merge's result is to an indexer: it is derived from the
+// version last seen under its path, with the line diff or without, and
+// the chunks its edits merged are cut again as a whole parse cuts them.
+func TestChangesUnseenVersion(t *testing.T) {
+	fn := func(name, body string) string {
+		return fmt.Sprintf("int %s(void)\n{\n    return %s;\n}\n\n", name, body)
+	}
+	file := func(fns ...string) []byte { return []byte(strings.Join(fns, "")) }
+	base := version("f.c", file(fn("a", "0"), fn("b", "1"), fn("c", "2"), fn("d", "3")))
+	ours := version("f.c", file(fn("a", "0"), fn("b", "10"), fn("c", "2"), fn("d", "3")))
+	// The other side deleted c and renamed d: one hunk across chunks.
+	merged := version("f.c", file(fn("a", "0"), fn("b", "10"), fn("dd", "3")))
+	child := version("f.c", file(fn("a", "5"), fn("b", "10"), fn("dd", "3")))
+	for _, withDiff := range []bool{true, false} {
+		withMinChunk(true, func() {
+			c := newChecker(t, "C")
+			if !withDiff {
+				c.inc.SetLineDiff(nil)
+			}
+			c.step("add", version("f.c", nil), base, 0)
+			c.step("ours", base, ours, 0)
+			c.step("after the merge", merged, child, 0)
+			states := c.inc.incremental().states
+			m, o := states.get("C\x00"+merged.Hash), states.get("C\x00"+ours.Hash)
+			if m == nil || o == nil {
+				t.Fatal("the merged version or ours is not cached")
+			}
+			if !slices.Contains(o.chunks, m.chunks[0]) {
+				t.Errorf("withDiff=%v: the merged version shares no chunk with ours: parsed whole", withDiff)
+			}
+			built, err := c.ref.buildState(context.Background(), languages["C"], merged.Src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer built.release()
+			if got, want := chunkSizes(m), chunkSizes(built); !slices.Equal(got, want) {
+				t.Errorf("withDiff=%v: chunks %v, a whole parse cuts %v", withDiff, got, want)
+			}
+		})
+	}
+}
+
+func chunkSizes(s *fileState) []int {
+	var out []int
+	for _, ch := range s.chunks {
+		out = append(out, ch.size)
+	}
+	return out
 }
 
 func TestChangesErrors(t *testing.T) {

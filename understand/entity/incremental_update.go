@@ -38,13 +38,17 @@ func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSr
 		g := u.pending[0]
 		u.pending = u.pending[1:]
 		for {
-			ch, text, err := p.groupChunk(ctx, l, st, prev, g, offsets, rows, oldSrc, newSrc)
+			ch, text, scratch, err := p.groupChunk(ctx, l, st, prev, g, offsets, rows, oldSrc, newSrc)
 			if err != nil {
 				u.discard()
 				return nil, err
 			}
 			if ch == nil || chunkValid(l, ch.tree, text, g.first == 0, g.last == u.n-1) {
-				u.done, u.made = append(u.done, g), append(u.made, ch)
+				made := []*chunk{ch}
+				if scratch {
+					made = resplit(l, ch, text)
+				}
+				u.done, u.made = append(u.done, g), append(u.made, made)
 				break
 			}
 			if ch.tree != nil {
@@ -64,8 +68,8 @@ func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSr
 // and those done with their new chunks.
 type update struct {
 	pending, done []group
-	made          []*chunk // made[i] is done[i]'s chunk, nil for no text
-	n             int      // the old state's chunks
+	made          [][]*chunk // made[i] are done[i]'s chunks, none for no text
+	n             int        // the old state's chunks
 }
 
 // widen returns a group grown by chunks on each side, faster each time
@@ -76,9 +80,7 @@ func (u *update) widen(g group) group {
 	g.first, g.last, g.fresh = max(g.first-g.grow, 0), min(g.last+g.grow, u.n-1), true
 	for k := len(u.done) - 1; k >= 0 && u.done[k].last >= g.first; k-- {
 		g.first, g.edits = min(g.first, u.done[k].first), append(u.done[k].edits, g.edits...)
-		if ch := u.made[k]; ch != nil && ch.tree != nil {
-			closeTree(ch.tree)
-		}
+		closeTrees(u.made[k])
 		u.done, u.made = u.done[:k], u.made[:k]
 	}
 	for len(u.pending) > 0 && u.pending[0].first <= g.last {
@@ -90,7 +92,13 @@ func (u *update) widen(g group) group {
 
 // discard frees the trees of the chunks made so far.
 func (u *update) discard() {
-	for _, ch := range u.made {
+	for _, made := range u.made {
+		closeTrees(made)
+	}
+}
+
+func closeTrees(chunks []*chunk) {
+	for _, ch := range chunks {
 		if ch != nil && ch.tree != nil {
 			closeTree(ch.tree)
 		}
@@ -104,8 +112,10 @@ func (u *update) splice(old []*chunk) []*chunk {
 	next := 0
 	for i, g := range u.done {
 		chunks = append(chunks, old[next:g.first]...)
-		if u.made[i] != nil {
-			chunks = append(chunks, u.made[i])
+		for _, ch := range u.made[i] {
+			if ch != nil {
+				chunks = append(chunks, ch)
+			}
 		}
 		next = g.last + 1
 	}
@@ -134,8 +144,9 @@ func groupEdits(offsets []int, edits []fileEdit) []group {
 }
 
 // groupChunk parses the new text of a group of chunks into one chunk, or
-// returns nil if no text is left of them, and returns the text.
-func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, prev *fileState, g group, offsets, rows []int, oldSrc, newSrc []byte) (*chunk, []byte, error) {
+// returns nil if no text is left of them, and returns the text and
+// whether it was parsed from scratch.
+func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, prev *fileState, g group, offsets, rows []int, oldSrc, newSrc []byte) (*chunk, []byte, bool, error) {
 	before := g.edits[0].delta
 	growth := 0
 	for _, e := range g.edits {
@@ -144,7 +155,7 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 	start := offsets[g.first] + before
 	text := newSrc[start : offsets[g.last+1]+before+growth]
 	if len(text) == 0 {
-		return nil, nil, nil
+		return nil, nil, false, nil
 	}
 	old := prev.chunks[g.first]
 	var oldTree *sitter.Tree
@@ -152,17 +163,17 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 		var err error
 		oldTree, err = p.chunkTree(ctx, st, old, oldSrc[offsets[g.first]:offsets[g.first+1]], prev.cache)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 	}
 	if oldTree == nil {
 		tree, err := p.parseTree(ctx, st, nil, text)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		ch := newChunk(l, len(text), bytes.Count(text, newline), tree, p.queryItems(l, st, tree, text, nil))
 		ch.tainted = tree.RootNode().HasError()
-		return ch, text, nil
+		return ch, text, true, nil
 	}
 	rel := make([]fileEdit, len(g.edits))
 	for i, e := range g.edits {
@@ -176,7 +187,27 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 		rel[i] = e
 	}
 	ch, err := p.reparseChunk(ctx, l, st, old, rel, text)
-	return ch, text, err
+	return ch, text, false, err
+}
+
+// resplit cuts a valid chunk parsed from scratch, which replaces several
+// old chunks or a retried group, into chunks as buildState would cut its
+// text (chunkValid found its tree to be the file's there): else each edit
+// across a boundary, and each version derived from a distant one, would
+// merge chunks for good, and a file's chunks grow over its history into
+// one that every change reparses whole. The pieces keep no tree.
+func resplit(l *language, ch *chunk, text []byte) []*chunk {
+	rule, ok := ruleOf(l)
+	if ch == nil || ch.tree == nil || !ok {
+		return []*chunk{ch}
+	}
+	kids := topLevel(ch.tree.RootNode(), rule.junction)
+	starts := chunkStarts(l, kids)
+	if len(starts) < 2 {
+		return []*chunk{ch}
+	}
+	closeTree(ch.tree)
+	return splitFile(l, text, starts, kids, ch.items)
 }
 
 // reparseChunk reparses a chunk's new text from its old tree, given the

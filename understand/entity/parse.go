@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gitmemory/gitmemory/model"
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
@@ -28,6 +29,17 @@ type Parser struct {
 	cursor *sitter.QueryCursor
 	cache  *blobCache
 	inc    *incState // for Changes, created on first use
+	// lineDiff, if set, gives the hunks between two versions of a file
+	// (see SetLineDiff).
+	lineDiff func(old, new []byte) []model.Hunk
+}
+
+// SetLineDiff gives Changes a line diff (git's, with any context), which
+// it uses to derive a version it never saw from a related one it keeps:
+// without it, the edit between them is taken as one run from the first
+// byte that differs to the last, which may reparse much more.
+func (p *Parser) SetLineDiff(diff func(old, new []byte) []model.Hunk) {
+	p.lineDiff = diff
 }
 
 // langState is a language's parser and compiled query.
