@@ -121,3 +121,80 @@ func TestHistoryMatchesGit(t *testing.T) {
 		t.Errorf("recent 10 days later: %v %v", commitsOf(none), err)
 	}
 }
+
+// TestHistoryByKeysAsWholeQuery: the lookup_keys shortcut answers as the
+// whole query, for files and directories, with and without merges, at
+// limits that cut through runs of merges.
+func TestHistoryByKeysAsWholeQuery(t *testing.T) {
+	g := gittest.Generate(t, 400, 11)
+	st := indexRepo(t, g)
+	ctx := context.Background()
+	paths, err := store.Strings(ctx, st.DB, `SELECT path FROM (SELECT path, count(*) n FROM file_changes GROUP BY path)
+		ORDER BY n DESC, path LIMIT 25`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range slices.Clone(paths) {
+		if i := strings.LastIndexByte(p, '/'); i > 0 {
+			paths = append(paths, p[:i])
+		}
+	}
+	answer := func(q HistoryQuery, byKeys bool) []string {
+		t.Helper()
+		historyByKeys = byKeys
+		defer func() { historyByKeys = true }()
+		cs, err := History(ctx, st, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return commitsOf(cs)
+	}
+	shortcuts := 0
+	for _, p := range paths {
+		for _, limit := range []int{1, 4, 50} {
+			for _, merges := range []bool{false, true} {
+				q := HistoryQuery{Path: p, Limit: limit, Merges: merges}
+				want, got := answer(q, false), answer(q, true)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%+v:\n got %v\nwant %v", q, got, want)
+				}
+				if len(want) > 0 {
+					shortcuts++
+				}
+			}
+		}
+	}
+	if shortcuts < 100 {
+		t.Errorf("only %d non-empty histories compared", shortcuts)
+	}
+}
+
+// TestHistoryOnlyMergesNewer: when every recent change of a file is a merge
+// (each resolved by editing it), the shortcut's candidates hold no commit
+// a merge-less history shows, and the whole query finds the older one.
+func TestHistoryOnlyMergesNewer(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("m.txt", "0\n")
+	root := g.Commit("add m.txt")
+	main := g.Git("rev-parse", "--abbrev-ref", "HEAD")
+	for i := range 25 {
+		branch := fmt.Sprintf("t%d", i)
+		g.Git("checkout", "-q", "-b", branch)
+		g.Write(branch+".txt", "x\n")
+		g.Commit("work on " + branch)
+		g.Git("checkout", "-q", main)
+		g.Tick()
+		g.Git("merge", "-q", "--no-ff", "--no-commit", branch)
+		g.Write("m.txt", fmt.Sprintf("%d\n", i+1))
+		g.Commit("merge " + branch)
+	}
+	st := indexRepo(t, g)
+	got, err := History(context.Background(), st, HistoryQuery{Path: "m.txt", Limit: 1})
+	if err != nil || !slices.Equal(commitsOf(got), []string{root}) {
+		t.Errorf("history without merges: %v %v, want [%s]", commitsOf(got), err, root)
+	}
+	got, err = History(context.Background(), st, HistoryQuery{Path: "m.txt", Limit: 30, Merges: true})
+	if err != nil || len(got) != 26 {
+		t.Errorf("history with merges: %d commits, %v; want 26", len(got), err)
+	}
+}
