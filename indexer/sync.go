@@ -115,6 +115,10 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	if _, err := s.st.IndexSearchBackfill(ctx); err != nil {
 		return nil, fmt.Errorf("keyword index: %w", err)
 	}
+	// So do those stored before paths fingerprints were lookup keys.
+	if _, err := s.st.FingerprintBackfill(ctx); err != nil {
+		return nil, fmt.Errorf("lookup fingerprints: %w", err)
+	}
 	if err := s.advance(ctx, res, untracked); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package model
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -88,4 +91,22 @@ func isDirPrefix(dir, p string) bool {
 		return p != ""
 	}
 	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
+}
+
+// PathsFingerprintPrefix starts every paths fingerprint.
+const PathsFingerprintPrefix = "paths:"
+
+// PathsFingerprint is the fingerprint of a set of paths (seed 000):
+// "paths:" and the first 16 hex digits of the SHA-256 of the sorted,
+// de-duplicated, normalised paths joined by NUL bytes. Order, duplicates
+// and spelling ("./a", "a/") do not change it.
+func PathsFingerprint(paths []string) string {
+	norm := make([]string, len(paths))
+	for i, p := range paths {
+		norm[i] = NormalizePath(p)
+	}
+	slices.Sort(norm)
+	norm = slices.Compact(norm)
+	sum := sha256.Sum256([]byte(strings.Join(norm, "\x00")))
+	return PathsFingerprintPrefix + hex.EncodeToString(sum[:8])
 }

@@ -1,32 +1,20 @@
 package retrieve
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/model"
 )
 
-const pathsPrefix = "paths:"
+const pathsPrefix = model.PathsFingerprintPrefix
 
 // PathsFingerprint is the fingerprint of a set of paths: "paths:" and the
 // first 16 hex digits of the SHA-256 of the sorted, de-duplicated,
 // normalised paths joined by NUL bytes. Order, duplicates and spelling
 // ("./a", "a/") do not change it.
-func PathsFingerprint(paths []string) string {
-	norm := make([]string, len(paths))
-	for i, p := range paths {
-		norm[i] = model.NormalizePath(p)
-	}
-	slices.Sort(norm)
-	norm = slices.Compact(norm)
-	sum := sha256.Sum256([]byte(strings.Join(norm, "\x00")))
-	return pathsPrefix + hex.EncodeToString(sum[:8])
-}
+func PathsFingerprint(paths []string) string { return model.PathsFingerprint(paths) }
 
 // canonicalFingerprint returns the form a fingerprint is matched in, and
 // whether it is a paths fingerprint.

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gitmemory/gitmemory/store"
 )
 
 // keyProbe is one lookup_keys key that a candidate path or reason asks for,
@@ -244,15 +246,21 @@ func qmarks(n int) string {
 }
 
 // scanFingerprints adds the records whose paths fingerprint is one the
-// caller gave explicitly, and returns them. A hash cannot be looked up
-// backwards without a table of fingerprints, so this reads the paths of
-// every live record in the window (by the committer-time index) and hashes
-// them: linear in the window, unlike the rest of the lookup, and run only
-// for such queries.
+// caller gave explicitly, and returns them. Each record's fingerprint is a
+// lookup key ("#paths:…"), read by the index; until a store made before
+// that has had its records' keys added (store.FingerprintBackfill, at the
+// next sync), the window's records are hashed instead.
 func (l *Lookup) scanFingerprints(ctx context.Context, p *lookupPlan, found map[int64]rankedRecord) (map[int64]bool, error) {
 	byFP := map[int64]bool{}
 	if len(p.fps) == 0 {
 		return byFP, nil
+	}
+	indexed, err := l.st.FingerprintsIndexed(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("scan paths fingerprints: %w", err)
+	}
+	if indexed {
+		return l.fingerprintKeys(ctx, p, found)
 	}
 	rows, err := l.st.DB.QueryContext(ctx, `SELECT id, severity, committer_time,
 		(SELECT group_concat(path, char(0)) FROM file_changes WHERE commit_id = commits.id)
@@ -274,6 +282,29 @@ func (l *Lookup) scanFingerprints(ctx context.Context, p *lookupPlan, found map[
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("scan paths fingerprints: %w", err)
+	}
+	return byFP, nil
+}
+
+// fingerprintKeys is scanFingerprints by the lookup keys.
+func (l *Lookup) fingerprintKeys(ctx context.Context, p *lookupPlan, found map[int64]rankedRecord) (map[int64]bool, error) {
+	byFP := map[int64]bool{}
+	args := []any{p.since.Unix()}
+	for _, fp := range p.fps {
+		args = append(args, store.FingerprintKey(fp))
+	}
+	// ?1 before the bare ?s, which number on from it.
+	err := store.EachRow(ctx, l.st.DB, `SELECT commit_id, severity, time FROM lookup_keys
+		WHERE time >= ?1 AND live = 1 AND key IN (`+qmarks(len(p.fps))+`)`, args, func(r *sql.Rows) error {
+		var rec rankedRecord
+		if err := r.Scan(&rec.id, &rec.severity, &rec.time); err != nil {
+			return err
+		}
+		found[rec.id], byFP[rec.id] = rec, true
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("paths fingerprints: %w", err)
 	}
 	return byFP, nil
 }

@@ -332,21 +332,35 @@ func TestFingerprints(t *testing.T) {
 		{"additive", LookupQuery{Paths: []string{"z.go"}, Fingerprints: []string{"#12", "owner/repo#3"}},
 			map[string]by{"1": {false, true}, "5": {true, true}, "6": {true, true}}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := lkRun(t, st, lkAll, tc.q)
-			got := map[string]by{}
-			for _, m := range res.Matches {
-				got[strings.TrimRight(m.ID, "0")] = by{m.ByPath, m.ByFingerprint}
-				if !m.ByPath && m.Overlap != 0 {
-					t.Errorf("%s: fingerprint match with overlap %d", m.ID, m.Overlap)
+	run := func(suffix string) {
+		for _, tc := range tests {
+			t.Run(tc.name+suffix, func(t *testing.T) {
+				res := lkRun(t, st, lkAll, tc.q)
+				got := map[string]by{}
+				for _, m := range res.Matches {
+					got[strings.TrimRight(m.ID, "0")] = by{m.ByPath, m.ByFingerprint}
+					if !m.ByPath && m.Overlap != 0 {
+						t.Errorf("%s: fingerprint match with overlap %d", m.ID, m.Overlap)
+					}
 				}
-			}
-			if diff := gocmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("matches (-want +got):\n%s", diff)
-			}
-		})
+				if diff := gocmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("matches (-want +got):\n%s", diff)
+				}
+			})
+		}
 	}
+	// By the lookup keys; then as a store made before them answers, its
+	// records waiting for FingerprintBackfill (the window is hashed); then
+	// after the backfill.
+	run("")
+	if _, err := st.DB.Exec(`INSERT INTO fingerprint_backfill SELECT id FROM commits`); err != nil {
+		t.Fatal(err)
+	}
+	run(" (hashing the window)")
+	if _, err := st.FingerprintBackfill(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	run(" (backfilled)")
 	// z.go is matched by path (weight 2) and by the single-path record's
 	// derived fingerprint; the fingerprint adds nothing to the overlap.
 	res := lkRun(t, st, lkAll, LookupQuery{Paths: []string{"z.go"}, Fingerprints: []string{"owner/repo#3"}})

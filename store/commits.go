@@ -105,7 +105,9 @@ func Prepare(u *model.Understood) *Prepared {
 	return p
 }
 
-// lookupPathKeys are a commit's path keys of lookup_keys, each once.
+// lookupPathKeys are a commit's path keys of lookup_keys, each once, and
+// its paths fingerprint ("#paths:…"), so that a lookup by fingerprint is an
+// index read rather than a hash of every record's paths.
 func lookupPathKeys(changes []model.FileChange) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -114,6 +116,13 @@ func lookupPathKeys(changes []model.FileChange) []string {
 			seen[k] = true
 			out = append(out, k)
 		}
+	}
+	if len(changes) > 0 {
+		paths := make([]string, len(changes))
+		for i, fc := range changes {
+			paths[i] = fc.Path
+		}
+		add(FingerprintKey(model.PathsFingerprint(paths)))
 	}
 	for _, fc := range changes {
 		for _, path := range []string{fc.Path, fc.OldPath} {

@@ -103,7 +103,24 @@ func TestLookupKeysBackfill(t *testing.T) {
 			t.Fatalf("%.60s: %v", q, err)
 		}
 	}
+	// Migration 8's paths fingerprints, which SQL cannot hash, come from
+	// FingerprintBackfill.
+	if _, err := st.DB.Exec(`INSERT INTO fingerprint_backfill SELECT id FROM commits`); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.FingerprintsIndexed(ctx); ok || err != nil {
+		t.Errorf("indexed with records waiting: %v %v", ok, err)
+	}
+	if n, err := st.FingerprintBackfill(ctx); n != len(commits) || err != nil {
+		t.Errorf("FingerprintBackfill = %d, %v; want %d", n, err, len(commits))
+	}
+	if ok, err := st.FingerprintsIndexed(ctx); !ok || err != nil {
+		t.Errorf("not indexed after the backfill: %v %v", ok, err)
+	}
 	if got := lookupKeysDump(t, st.DB); got != byTriggers {
 		t.Errorf("backfill:\n%s\ntriggers:\n%s", got, byTriggers)
+	}
+	if !strings.Contains(byTriggers, "#"+model.PathsFingerprint([]string{"top.go"})+" 1 3") {
+		t.Errorf("the writer wrote no paths fingerprint key:\n%s", byTriggers)
 	}
 }
