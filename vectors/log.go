@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // The persisted form of a collection is one append-only file:
@@ -112,10 +113,7 @@ func decodePayload(p []byte, fn func(*record) error) error {
 			dims := d.uvarint(1 << 16)
 			raw := d.bytes(4 * dims)
 			if build && d.err == nil {
-				r.vec = make([]float32, dims)
-				for i := range r.vec {
-					r.vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-				}
+				r.vec = decodeFloats(raw, dims)
 			}
 		case opDelCommit:
 			r.commit = d.str(build)
@@ -130,6 +128,25 @@ func decodePayload(p []byte, fn func(*record) error) error {
 		}
 	}
 	return d.err
+}
+
+// littleEndian: the log's floats are little-endian, so on such a machine
+// decoding is a copy.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// decodeFloats decodes dims little-endian float32s. The copy into the
+// new slice's bytes was a third of a cold query's decoding of 124k
+// documents when done a float at a time.
+func decodeFloats(raw []byte, dims int) []float32 {
+	v := make([]float32, dims)
+	if littleEndian && dims > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*dims), raw)
+		return v
+	}
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return v
 }
 
 type decoder struct {
