@@ -86,12 +86,7 @@ func TestTermCacheRanksAsSQLite(t *testing.T) {
 // TestTermCacheFollowsTheIndex: after a sync adds commits, the kept parts
 // (computed over fewer rows) are not used.
 func TestTermCacheFollowsTheIndex(t *testing.T) {
-	g := gittest.New(t)
-	for i := range 20 {
-		g.Write(fmt.Sprintf("f%d.go", i), "package f\n")
-		g.Commit(fmt.Sprintf("Tune the retry loop, step %d", i))
-	}
-	st := indexRepo(t, g)
+	g, st := stepRepo(t, 20, "Tune the retry loop, step %d")
 	cache := NewTermCache(0)
 	compareKeyword(t, st, cache, []string{"retry", "loop"}, 5, false)
 	g.Write("x.go", "package f\n")
@@ -152,12 +147,7 @@ func TestVarints(t *testing.T) {
 // TestTermCacheConcurrent: questions from many goroutines while commits
 // are indexed; run with -race.
 func TestTermCacheConcurrent(t *testing.T) {
-	g := gittest.New(t)
-	for i := range 30 {
-		g.Write(fmt.Sprintf("f%d.go", i), "package f\n")
-		g.Commit(fmt.Sprintf("Tune the retry loop and the cache, step %d", i))
-	}
-	st := indexRepo(t, g)
+	g, st := stepRepo(t, 30, "Tune the retry loop and the cache, step %d")
 	cache := NewTermCache(0)
 	ctx := context.Background()
 	done := make(chan error)
@@ -182,4 +172,15 @@ func TestTermCacheConcurrent(t *testing.T) {
 		}
 	}
 	compareKeyword(t, st, cache, []string{"retry", "cache", "loop"}, 10, false)
+}
+
+// stepRepo indexes n commits, each adding a file, with subject (a format
+// of the step number).
+func stepRepo(t *testing.T, n int, subject string) (*gittest.Repo, *store.Store) {
+	g := gittest.New(t)
+	for i := range n {
+		g.Write(fmt.Sprintf("f%d.go", i), "package f\n")
+		g.Commit(fmt.Sprintf(subject, i))
+	}
+	return g, indexRepo(t, g)
 }
