@@ -535,3 +535,35 @@ func TestColumnsBuiltAtSecondQuery(t *testing.T) {
 		t.Errorf("after a write: %v, %d columns for %d documents", ids(hits), len(ix.mem.cols.scale), len(ix.mem.docs))
 	}
 }
+
+// TestCollectionFilledByFirstWrite: a loaded index answers without filling
+// the chromem-go collection; the first write fills it with every document,
+// and compaction after that keeps every document.
+func TestCollectionFilledByFirstWrite(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := openTest(t, dir, NewLocal(0)).Upsert(ctx, benchDocs(300)); err != nil {
+		t.Fatal(err)
+	}
+	ix := openTest(t, dir, NewLocal(0))
+	before := mustQuery(t, ix, benchQueries[2], 5, Filter{})
+	if n, _ := ix.Len(ctx); ix.mem.colFull || ix.mem.col.Count() != 0 || n != 300 {
+		t.Fatalf("after a query: collection full %v with %d documents, Len %d", ix.mem.colFull, ix.mem.col.Count(), n)
+	}
+	if err := ix.Upsert(ctx, []Doc{commitDoc(5000, "a new commit about the cache", "feature", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if !ix.mem.colFull || ix.mem.col.Count() != 301 {
+		t.Fatalf("after a write: collection full %v with %d documents, want 301", ix.mem.colFull, ix.mem.col.Count())
+	}
+	if err := ix.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	re := openTest(t, dir, NewLocal(0))
+	if n, _ := re.Len(ctx); n != 301 {
+		t.Errorf("after compaction and a reload: %d documents, want 301", n)
+	}
+	if after := mustQuery(t, re, benchQueries[2], 5, Filter{}); !slices.Equal(ids(after), ids(before)) && after[0].Commit != sha(5000) {
+		t.Errorf("answers changed: %v, before %v", ids(after), ids(before))
+	}
+}

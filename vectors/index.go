@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -125,9 +124,7 @@ func (ix *Index) loadLocked(ctx context.Context) (*memIndex, error) {
 		return nil, err
 	}
 	mem := newMemIndex(col)
-	if err := mem.load(ctx, docs, max(1, runtime.GOMAXPROCS(0))); err != nil {
-		return nil, err
-	}
+	mem.load(ctx, docs)
 	ix.mark, ix.mem, ix.dropped = m, mem, size-valid
 	return mem, nil
 }
@@ -179,7 +176,7 @@ func (ix *Index) Len(ctx context.Context) (int, error) {
 	if err != nil || mem == nil {
 		return 0, err
 	}
-	return mem.col.Count(), nil
+	return mem.count(), nil
 }
 
 // Close releases the log and the vectors in memory.

@@ -35,10 +35,12 @@ type memIndex struct {
 	// earns back, and a daemon earns back at once.
 	colsOn  bool
 	queries atomic.Int64
+	// colFull says whether col holds every document (see load).
+	colFull bool
 }
 
 func newMemIndex(col *chromem.Collection) *memIndex {
-	return &memIndex{col: col, byCommit: map[string][]string{}, rewritten: map[string]bool{}, pos: map[string]int{}, colsOn: true}
+	return &memIndex{col: col, byCommit: map[string][]string{}, rewritten: map[string]bool{}, pos: map[string]int{}, colsOn: true, colFull: true}
 }
 
 // queried counts a query and builds the columns at the second.
@@ -57,6 +59,9 @@ func (m *memIndex) queried() {
 // add stores a commit's documents; the caller holds mu and has dropped
 // the commit's old documents.
 func (m *memIndex) add(ctx context.Context, commit string, docs []chromem.Document) error {
+	if err := m.fillCol(ctx); err != nil {
+		return err
+	}
 	for _, d := range docs {
 		if err := m.col.AddDocument(ctx, d); err != nil {
 			return fmt.Errorf("add vector %s: %w", d.ID, err)
@@ -76,6 +81,9 @@ func (m *memIndex) drop(ctx context.Context, commit string) error {
 	if len(ids) == 0 {
 		return nil
 	}
+	if err := m.fillCol(ctx); err != nil {
+		return err
+	}
 	if err := m.col.Delete(ctx, nil, nil, ids...); err != nil {
 		return fmt.Errorf("delete vectors of %s: %w", commit, err)
 	}
@@ -87,15 +95,14 @@ func (m *memIndex) drop(ctx context.Context, commit string) error {
 	return nil
 }
 
-// load fills a new index with the documents of every commit. The
-// collection's part (a metadata copy and a norm check per document) and
-// the scan's columns are made on workers goroutines: with decoding, the
-// former was most of the time a cold query spent loading 124k documents.
-func (m *memIndex) load(ctx context.Context, docs map[string][]chromem.Document, workers int) error {
-	all := make([]chromem.Document, 0, len(docs))
+// load fills a new index with the documents of every commit, for the
+// scan; the chromem-go collection is filled by the first write (fillCol).
+// Filling it (a metadata copy and a norm check per document) was a third
+// of the CPU a cold query spent loading 124k documents, and a query reads
+// only the scan's copy: the CLI, which asks one question, never needs it.
+func (m *memIndex) load(ctx context.Context, docs map[string][]chromem.Document) {
 	for c, ds := range docs {
 		for _, d := range ds {
-			all = append(all, d)
 			m.addRow(d.ID, d.Metadata, d.Embedding)
 			m.byCommit[c] = append(m.byCommit[c], d.ID)
 			if d.Metadata[MetaRewritten] == "true" {
@@ -103,17 +110,39 @@ func (m *memIndex) load(ctx context.Context, docs map[string][]chromem.Document,
 			}
 		}
 	}
-	m.colsOn = false // until the second query
+	m.colsOn = false  // until the second query
+	m.colFull = false // until the first write
+}
+
+// fillCol adds every document to the collection if a load left it empty,
+// on as many goroutines as cores; the caller holds mu.
+func (m *memIndex) fillCol(ctx context.Context) error {
+	if m.colFull {
+		return nil
+	}
+	workers := max(1, runtime.GOMAXPROCS(0))
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range workers {
 		g.Go(func() error {
-			for i := w; i < len(all); i += workers {
-				if err := m.col.AddDocument(gctx, all[i]); err != nil {
-					return fmt.Errorf("add vector %s: %w", all[i].ID, err)
+			for i := w; i < len(m.docs); i += workers {
+				d := &m.docs[i]
+				if err := m.col.AddDocument(gctx, chromem.Document{ID: d.id, Metadata: d.meta, Embedding: d.vec}); err != nil {
+					return fmt.Errorf("add vector %s: %w", d.id, err)
 				}
 			}
 			return nil
 		})
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	m.colFull = true
+	return nil
+}
+
+// count is the number of documents.
+func (m *memIndex) count() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.docs)
 }

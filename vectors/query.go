@@ -26,7 +26,7 @@ func (ix *Index) Query(ctx context.Context, text string, n int, f Filter) ([]Hit
 		dims = ix.mark.Dims
 	}
 	ix.mu.Unlock()
-	if err != nil || mem == nil || mem.col.Count() == 0 {
+	if err != nil || mem == nil || mem.count() == 0 {
 		return nil, err
 	}
 	vecs, err := ix.emb.Embed(ctx, []string{clip(text, MaxTextBytes)})

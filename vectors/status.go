@@ -59,7 +59,7 @@ func (ix *Index) Status() (Status, error) {
 		st.Reason = fmt.Sprintf("index built by %s, embedder is %s", m.Embedder, ix.name)
 	}
 	if ix.mem != nil {
-		st.Loaded, st.Docs, st.TornBytes = true, ix.mem.col.Count(), ix.dropped
+		st.Loaded, st.Docs, st.TornBytes = true, ix.mem.count(), ix.dropped
 	}
 	return st, nil
 }

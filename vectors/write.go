@@ -261,11 +261,8 @@ func writeCompact(ctx context.Context, mem *memIndex, f *os.File) (int64, error)
 	for _, c := range commits {
 		ids := slices.Sorted(slices.Values(mem.byCommit[c]))
 		for _, id := range ids {
-			d, err := mem.col.GetByID(ctx, id)
-			if err != nil {
-				return 0, err
-			}
-			enc.put(id, d.Metadata, d.Embedding)
+			d := &mem.docs[mem.pos[id]]
+			enc.put(id, d.meta, d.vec)
 			n++
 		}
 		if n >= compactFrameDocs {
