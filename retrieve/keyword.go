@@ -111,7 +111,7 @@ func matchAlts(terms []string, parts bool) []string {
 			return
 		}
 		seen[t] = true
-		alts = append(alts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		alts = append(alts, ftsPhrase(t))
 	}
 	for _, t := range terms {
 		add(t)
@@ -125,3 +125,7 @@ func matchAlts(terms []string, parts bool) []string {
 	}
 	return alts
 }
+
+// ftsPhrase quotes t as an FTS5 string, so that none of it is read as
+// query syntax.
+func ftsPhrase(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }

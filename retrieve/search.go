@@ -625,8 +625,7 @@ func (s *Searcher) resolveEntities(ctx context.Context, idents []string) (out []
 // history itself uses is not one, whether or not it is an entity. An error
 // reads as no: the fuzzy match then decides, as before.
 func (s *Searcher) inCorpus(ctx context.Context, w string) bool {
-	ids, err := store.Strings(ctx, s.st.DB, `SELECT rowid FROM search WHERE search MATCH ? LIMIT 1`,
-		`"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+	ids, err := store.Strings(ctx, s.st.DB, `SELECT rowid FROM search WHERE search MATCH ? LIMIT 1`, ftsPhrase(w))
 	return err == nil && len(ids) > 0
 }
 

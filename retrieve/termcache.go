@@ -424,7 +424,7 @@ func keepLive(ctx context.Context, q store.Querier, ranked []KeywordHit, kq Keyw
 			rewritten bool
 		}
 		rows := map[int64]row{}
-		err := store.EachRow(ctx, q, `SELECT id, hash, rewritten FROM commits WHERE id IN (`+placeholders(len(args))+`)`, args,
+		err := store.EachRow(ctx, q, `SELECT id, hash, rewritten FROM commits WHERE id IN (`+qmarks(len(args))+`)`, args,
 			func(r *sql.Rows) error {
 				var id int64
 				var x row
@@ -445,17 +445,6 @@ func keepLive(ctx context.Context, q store.Querier, ranked []KeywordHit, kq Keyw
 		}
 	}
 	return out, nil
-}
-
-func placeholders(n int) string {
-	b := make([]byte, 0, 2*n)
-	for i := range n {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '?')
-	}
-	return string(b)
 }
 
 // keywordOrder is SQLite's: bm25 ascending (better is more negative), then
