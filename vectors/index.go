@@ -124,7 +124,7 @@ func (ix *Index) loadLocked(ctx context.Context) (*memIndex, error) {
 		return nil, err
 	}
 	mem := newMemIndex(col)
-	mem.load(ctx, docs)
+	mem.load(docs)
 	ix.mark, ix.mem, ix.dropped = m, mem, size-valid
 	return mem, nil
 }

@@ -100,7 +100,7 @@ func (m *memIndex) drop(ctx context.Context, commit string) error {
 // Filling it (a metadata copy and a norm check per document) was a third
 // of the CPU a cold query spent loading 124k documents, and a query reads
 // only the scan's copy: the CLI, which asks one question, never needs it.
-func (m *memIndex) load(ctx context.Context, docs map[string][]chromem.Document) {
+func (m *memIndex) load(docs map[string][]chromem.Document) {
 	for c, ds := range docs {
 		for _, d := range ds {
 			m.addRow(d.ID, d.Metadata, d.Embedding)

@@ -209,7 +209,7 @@ func (ix *Index) Compact(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("compact vector log: %w", err)
 	}
-	size, err := writeCompact(ctx, mem, tmp)
+	size, err := writeCompact(mem, tmp)
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)
 	}
@@ -234,7 +234,7 @@ func (ix *Index) Compact(ctx context.Context) error {
 
 // writeCompact writes the live documents to f, commit by commit in hash
 // order, and syncs it. It returns the file's size.
-func writeCompact(ctx context.Context, mem *memIndex, f *os.File) (int64, error) {
+func writeCompact(mem *memIndex, f *os.File) (int64, error) {
 	commits := make([]string, 0, len(mem.byCommit))
 	for c := range mem.byCommit {
 		commits = append(commits, c)
