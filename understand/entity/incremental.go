@@ -30,12 +30,15 @@ type Version struct {
 // A Parser keeps recent versions, by language and Hash, split into
 // chunks: runs of whole lines holding top-level definitions, cut where
 // tree-sitter parses each run on its own exactly as within the file. A new
-// version shares the old one's chunks outside the hunks, reparses the
-// touched chunks incrementally from their trees (a chunk gets its tree
-// when first edited), asks tree-sitter which syntax changed, and queries
-// only there. Trees are kept within treeCacheBytes of estimated C memory
-// (22 to 37 bytes per source byte, by language), least recently used
-// versions first out; Close frees them.
+// version shares the old one's chunks outside the hunks. An edit inside a
+// definition's braces that provably keeps the syntax around it (see
+// bodyEdit; most edits are such) costs no parse at all: the chunk's items
+// move and stretch. Other touched chunks are reparsed incrementally from
+// their trees, with tree-sitter asked which syntax changed and the query
+// run only there, or parsed from scratch when they have no tree yet (a
+// chunk of a version parsed whole has none). Trees are kept within
+// treeCacheBytes of estimated C memory (22 to 37 bytes per source byte, by
+// language), least recently used versions first out; Close frees them.
 //
 // The hunks must describe old → new (git's, with any context). If they
 // do not, the edits are found from the bytes, slower but as exact.

@@ -161,26 +161,6 @@ func boundaryOK(kids []topNode, i int) bool {
 	return true
 }
 
-// sameTopLevel reports whether a chunk's top-level nodes are the file's
-// ones within the chunk, offset by the chunk's start.
-func sameTopLevel(chunkKids, fileKids []topNode, start, end int) bool {
-	i := 0
-	for _, k := range fileKids {
-		if k.start < start || k.end > end {
-			continue
-		}
-		if i >= len(chunkKids) {
-			return false
-		}
-		c := chunkKids[i]
-		if c.start+start != k.start || c.end+start != k.end || c.bad != k.bad || c.broken != k.broken || c.filler != k.filler {
-			return false
-		}
-		i++
-	}
-	return i == len(chunkKids)
-}
-
 // chunkValid reports whether a reparsed chunk's tree is one that the whole
 // file's parse would contain: its root is no error, no line continuation
 // ends it, its first and last nodes keep the boundaries with the chunks

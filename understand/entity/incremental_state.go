@@ -35,11 +35,10 @@ type fileState struct {
 type chunk struct {
 	size, lines int // bytes and newlines
 	tree        *sitter.Tree
-	items       []citem   // sorted by start, then by end descending
-	kids        []topNode // the file's top-level nodes here, until tree is set
-	// tainted: the tree has syntax errors, so error recovery may have
-	// built it otherwise than a parse from scratch (rarely, when it is
-	// reparsed incrementally), and so may the trees reparsed from it.
+	items       []citem // sorted by start, then by end descending
+	// tainted: the chunk has syntax errors, so error recovery may have
+	// built its tree otherwise than a parse from scratch (rarely, when it
+	// is reparsed incrementally), and so may the trees reparsed from it.
 	tainted bool
 	refs    int
 	mem     int // estimated bytes, tree and items
@@ -157,8 +156,9 @@ func (ch *chunk) entities(l *language, pkg []string, key string) []Entity {
 
 // buildState parses a file version whole and splits it into chunks where
 // chunkStarts allows, with the items of the whole file's query. The chunks
-// get their trees when first edited (see chunkTree); a file of one chunk
-// keeps the tree of its parse.
+// keep no tree: a chunk's first edit parses its new text from scratch,
+// which costs what parsing its old text to reparse it would. A file of one
+// chunk keeps the tree of its parse.
 func (p *Parser) buildState(ctx context.Context, l *language, src []byte) (*fileState, error) {
 	st, err := p.state(l)
 	if err != nil {
@@ -187,7 +187,8 @@ func (p *Parser) buildState(ctx context.Context, l *language, src []byte) (*file
 var newline = []byte{'\n'}
 
 // splitFile returns the chunks of a file that start at starts, without
-// trees, with their share of the file's top-level nodes and items.
+// trees, with their share of the file's items; a chunk whose top-level
+// nodes have syntax errors is tainted.
 func splitFile(l *language, src []byte, starts []int, kids []topNode, items []citem) []*chunk {
 	var chunks []*chunk
 	line := 0
@@ -210,37 +211,13 @@ func splitFile(l *language, src []byte, starts []int, kids []topNode, items []ci
 		lines := bytes.Count(src[start:end], newline)
 		ch := newChunk(l, end-start, lines, nil, own)
 		for len(kids) > 0 && kids[0].start < end {
-			k := kids[0]
+			ch.tainted = ch.tainted || kids[0].broken
 			kids = kids[1:]
-			k.start, k.end = k.start-start, k.end-start
-			ch.kids = append(ch.kids, k)
 		}
 		chunks = append(chunks, ch)
 		line += lines
 	}
 	return chunks
-}
-
-// chunkTree returns a chunk's tree, parsing its text, the chunk's own,
-// on first use. The tree must have the top-level nodes that the whole
-// file's parse had in the chunk, or it returns nil: the chunk's items,
-// which come from that parse, must describe the tree.
-func (p *Parser) chunkTree(ctx context.Context, st *langState, ch *chunk, text []byte, c *stateCache) (*sitter.Tree, error) {
-	if ch.tree != nil {
-		return ch.tree, nil
-	}
-	tree, err := p.parseTree(ctx, st, nil, text)
-	if err != nil {
-		return nil, err
-	}
-	if !sameTopLevel(topLevel(tree.RootNode(), false), ch.kids, 0, len(text)) {
-		closeTree(tree)
-		return nil, nil
-	}
-	ch.tree, ch.kids, ch.tainted = tree, nil, tree.RootNode().HasError()
-	ch.mem += treeBytesPerSourceByte * ch.size
-	c.used += treeBytesPerSourceByte * ch.size
-	return tree, nil
 }
 
 // parseTree parses src, incrementally from old if not nil.

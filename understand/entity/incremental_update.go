@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sort"
+	"sync/atomic"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -43,7 +44,7 @@ func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSr
 				u.discard()
 				return nil, err
 			}
-			if ch == nil || chunkValid(l, ch.tree, text, g.first == 0, g.last == u.n-1) {
+			if ch == nil || ch.tree == nil || chunkValid(l, ch.tree, text, g.first == 0, g.last == u.n-1) {
 				made := []*chunk{ch}
 				if scratch {
 					made = resplit(l, ch, text)
@@ -145,7 +146,9 @@ func groupEdits(offsets []int, edits []fileEdit) []group {
 
 // groupChunk parses the new text of a group of chunks into one chunk, or
 // returns nil if no text is left of them, and returns the text and
-// whether it was parsed from scratch.
+// whether it was parsed from scratch. An edit group within one chunk
+// skips the parse when bodyEdit proves the syntax around its edits
+// unchanged, and else reparses the chunk from its tree if it has one.
 func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, prev *fileState, g group, offsets, rows []int, oldSrc, newSrc []byte) (*chunk, []byte, bool, error) {
 	before := g.edits[0].delta
 	growth := 0
@@ -158,22 +161,8 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 		return nil, nil, false, nil
 	}
 	old := prev.chunks[g.first]
-	var oldTree *sitter.Tree
-	if !g.fresh && g.first == g.last {
-		var err error
-		oldTree, err = p.chunkTree(ctx, st, old, oldSrc[offsets[g.first]:offsets[g.first+1]], prev.cache)
-		if err != nil {
-			return nil, nil, false, err
-		}
-	}
-	if oldTree == nil {
-		tree, err := p.parseTree(ctx, st, nil, text)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		ch := newChunk(l, len(text), bytes.Count(text, newline), tree, p.queryItems(l, st, tree, text, nil))
-		ch.tainted = tree.RootNode().HasError()
-		return ch, text, true, nil
+	if g.fresh || g.first != g.last {
+		return p.scratchChunk(ctx, l, st, text)
 	}
 	rel := make([]fileEdit, len(g.edits))
 	for i, e := range g.edits {
@@ -186,8 +175,26 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 		e.newEndPt.Row -= row
 		rel[i] = e
 	}
+	if ch := bodyEdit(l, old, rel, oldSrc[offsets[g.first]:offsets[g.first+1]], text); ch != nil {
+		bodyEdits.Add(1)
+		return ch, text, false, nil
+	}
+	if old.tree == nil {
+		return p.scratchChunk(ctx, l, st, text)
+	}
 	ch, err := p.reparseChunk(ctx, l, st, old, rel, text)
 	return ch, text, false, err
+}
+
+// scratchChunk parses a chunk's text from scratch.
+func (p *Parser) scratchChunk(ctx context.Context, l *language, st *langState, text []byte) (*chunk, []byte, bool, error) {
+	tree, err := p.parseTree(ctx, st, nil, text)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	ch := newChunk(l, len(text), bytes.Count(text, newline), tree, p.queryItems(l, st, tree, text, nil))
+	ch.tainted = tree.RootNode().HasError()
+	return ch, text, true, nil
 }
 
 // resplit cuts a valid chunk parsed from scratch, which replaces several
@@ -213,16 +220,8 @@ func resplit(l *language, ch *chunk, text []byte) []*chunk {
 // reparseChunk reparses a chunk's new text from its old tree, given the
 // edits in chunk coordinates.
 func (p *Parser) reparseChunk(ctx context.Context, l *language, st *langState, old *chunk, edits []fileEdit, text []byte) (*chunk, error) {
-	edited := old.tree.Copy()
-	liveTrees.Add(1)
+	edited, lines := editedCopy(old, edits)
 	defer closeTree(edited)
-	lines := old.lines
-	for i := len(edits) - 1; i >= 0; i-- {
-		e := edits[i]
-		editTree(edited, textEdit{start: e.start, oldEnd: e.oldEnd, newEnd: e.start + e.newLen,
-			startPoint: e.startPt, oldEndPoint: e.oldEndPt, newEndPoint: e.newEndPt})
-		lines += int(e.newEndPt.Row) - int(e.oldEndPt.Row)
-	}
 	tree, err := p.parseTree(ctx, st, edited, text)
 	if err != nil {
 		return nil, err
@@ -244,3 +243,22 @@ func (p *Parser) reparseChunk(ctx context.Context, l *language, st *langState, o
 	ch.tainted = broken
 	return ch, nil
 }
+
+// editedCopy returns a copy of a chunk's tree with the edits applied,
+// and the chunk's lines after them. Edits made on a tree since its last
+// parse accumulate: the next parse from it reparses all of them.
+func editedCopy(old *chunk, edits []fileEdit) (*sitter.Tree, int) {
+	edited := old.tree.Copy()
+	liveTrees.Add(1)
+	lines := old.lines
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		editTree(edited, textEdit{start: e.start, oldEnd: e.oldEnd, newEnd: e.start + e.newLen,
+			startPoint: e.startPt, oldEndPoint: e.oldEndPt, newEndPoint: e.newEndPt})
+		lines += int(e.newEndPt.Row) - int(e.oldEndPt.Row)
+	}
+	return edited, lines
+}
+
+// bodyEdits counts the edit groups that bodyEdit spared a parse.
+var bodyEdits atomic.Int64
