@@ -86,6 +86,7 @@ type lexer struct {
 	// directive, 0 for none).
 	code, directives int
 	last             byte
+	lastAt           int // the offset of last
 }
 
 func newLexer(rule bodyRule) lexer { return lexer{rule: rule, first: -1, firstClose: -1} }
@@ -132,7 +133,7 @@ func (x *lexer) scan(text []byte, from, to int) bool {
 		lineStart = false
 		if c != '/' || i+1 >= to || text[i+1] != '/' && text[i+1] != '*' {
 			x.code++
-			x.last = c
+			x.last, x.lastAt = c, i
 		}
 		switch c {
 		case '/':
@@ -194,6 +195,82 @@ func (x *lexer) scan(text []byte, from, to int) bool {
 	return true
 }
 
+// clean reports whether a statement may start after the text x lexed
+// (from text): inside parentheses or brackets (an expression), or after a
+// statement's end or a control statement's head.
+func (x *lexer) clean(rule bodyRule, text []byte) bool {
+	if n := len(x.stack); n > 0 && x.stack[n-1] != '{' {
+		return true
+	}
+	return statementEnd(rule, text, x.last, x.lastAt)
+}
+
+// endsClean reports whether the region lexed by res (from text), after
+// the text lexed by x, leaves no statement open.
+func (x *lexer) endsClean(rule bodyRule, res lexer, text []byte) bool {
+	stack := append([]byte(nil), x.stack...)
+	stack = stack[:max(len(stack)-len(res.unmatched), 0)]
+	stack = append(stack, res.stack...)
+	if n := len(stack); n > 0 && stack[n-1] != '{' || res.code == 0 {
+		return true
+	}
+	return statementEnd(rule, text, res.last, res.lastAt)
+}
+
+// statementEnd reports whether code whose last byte is text[at] = c ends
+// a statement, or a control statement's head, at the end of its line: a
+// semicolon, a brace, a label's colon, a directive, "if (…)", "else"; for
+// Go, whose lines end statements, also a name, a literal or a closing
+// bracket.
+func statementEnd(rule bodyRule, text []byte, c byte, at int) bool {
+	switch {
+	case c == 0 || c == ';' || c == '{' || c == '}' || c == ':' || c == '#':
+		return true
+	case rule.rawQuote != 0:
+		return isWordByte(c) || c == '"' || c == '\'' || c == rule.rawQuote || c == ')' || c == ']'
+	case c == ')':
+		open := matchingParen(text, at)
+		if open < 0 {
+			return false
+		}
+		end, ok := tokenBefore(text, open)
+		return ok && end >= 0 && controlWords[wordEndingAt(text, end)] && startsStatement(text, end)
+	case isWordByte(c):
+		w := wordEndingAt(text, at)
+		return (w == "else" || w == "do") && startsStatement(text, at)
+	}
+	return false
+}
+
+// controlWords are the keywords whose parenthesised head a statement follows.
+var controlWords = map[string]bool{"if": true, "for": true, "while": true, "switch": true}
+
+// wordEndingAt returns the word whose last byte is text[end].
+func wordEndingAt(text []byte, end int) string {
+	start := end
+	for start > 0 && isWordByte(text[start-1]) {
+		start--
+	}
+	return string(text[start : end+1])
+}
+
+// startsStatement reports whether the word ending at text[end] begins a
+// statement: a statement's end, a brace or "else" is before it.
+func startsStatement(text []byte, end int) bool {
+	start := end
+	for start > 0 && isWordByte(text[start-1]) {
+		start--
+	}
+	k, ok := tokenBefore(text, start)
+	if !ok {
+		return false
+	}
+	if k < 0 || text[k] == ';' || text[k] == '{' || text[k] == '}' || text[k] == ':' {
+		return true
+	}
+	return isWordByte(text[k]) && wordEndingAt(text, k) == "else"
+}
+
 // directive returns the end of the preprocessor directive at text[i]
 // (after its line and continuation lines), or false for a conditional.
 func directive(text []byte, i, to int) (int, bool) {
@@ -240,22 +317,21 @@ type region struct {
 	start, end, newStart, newEnd int
 }
 
-// editRegions returns the lines the edits touch, in old and new bytes,
-// merged where they meet.
-func editRegions(oldText []byte, edits []fileEdit) []region {
+// editRegions returns the lines the edits touch, whole lines in both
+// texts (an edit may join lines), in old and new bytes, merged where they
+// meet.
+func editRegions(oldText, newText []byte, edits []fileEdit) []region {
 	var out []region
 	for _, e := range edits {
 		start := lineStart(oldText, e.start)
-		end := e.oldEnd
-		if end == start || oldText[end-1] != '\n' {
-			if i := bytes.IndexByte(oldText[end:], '\n'); i >= 0 {
-				end += i + 1
-			} else {
-				end = len(oldText)
-			}
-		}
+		end := lineEnd(oldText, e.oldEnd, start)
 		growth := e.newLen - (e.oldEnd - e.start)
-		r := region{start: start, end: end, newStart: start + e.delta, newEnd: end + e.delta + growth}
+		newEnd := end + e.delta + growth
+		if more := lineEnd(newText, newEnd, start+e.delta) - newEnd; more > 0 {
+			// The text after the edit is the same in both.
+			end, newEnd = end+more, newEnd+more
+		}
+		r := region{start: start, end: end, newStart: start + e.delta, newEnd: newEnd}
 		if n := len(out); n > 0 && out[n-1].end >= r.start {
 			out[n-1].end, out[n-1].newEnd = r.end, r.newEnd
 			continue
@@ -263,6 +339,18 @@ func editRegions(oldText []byte, edits []fileEdit) []region {
 		out = append(out, r)
 	}
 	return out
+}
+
+// lineEnd returns the end of the line that holds byte end-1 (after its
+// newline), or end if it is a line start after start.
+func lineEnd(text []byte, end, start int) int {
+	if end > start && text[end-1] == '\n' {
+		return end
+	}
+	if i := bytes.IndexByte(text[end:], '\n'); i >= 0 {
+		return end + i + 1
+	}
+	return len(text)
 }
 
 // bodyEdit returns the chunk that the edits (in chunk bytes) make of old
@@ -277,7 +365,7 @@ func bodyEdit(l *language, old *chunk, edits []fileEdit, oldText, newText []byte
 		// Lexing from the chunk's start would meet the syntax error.
 		rule.inFunction = true
 	}
-	regions := editRegions(oldText, edits)
+	regions := editRegions(oldText, newText, edits)
 	// Edits in one definition are checked together: one may open a
 	// brace that the next closes.
 	merged := regions[:1]
@@ -413,11 +501,17 @@ func bodyRegion(rule bodyRule, items []citem, r region, oldText, newText []byte)
 		}
 		return true
 	}
+	// Statements must not run into the region or out of it: "A" on a line
+	// of its own joins the next line's "if (s) {" into a function A.
+	if !x.clean(rule, oldText) || !x.endsClean(rule, oldRes, oldText) || !x.endsClean(rule, newRes, newText) {
+		return false
+	}
 	if !bytes.Equal(oldRes.unmatched, newRes.unmatched) || !bytes.Equal(oldRes.stack, newRes.stack) ||
 		x.depth+oldRes.minDepth < 1 || x.depth+newRes.minDepth < 1 || oldRes.directives > 0 || newRes.directives > 0 {
 		return false
 	}
-	if declares(rule, oldText, r.start, r.end) || declares(rule, newText, r.newStart, r.newEnd) {
+	if declares(rule, oldText, r.start, r.end) || declares(rule, newText, r.newStart, r.newEnd) ||
+		definesFunction(oldText, r.start, r.end) || definesFunction(newText, r.newStart, r.newEnd) {
 		return false
 	}
 	for _, text := range [][]byte{oldText[r.start:r.end], newText[r.newStart:r.newEnd]} {
@@ -482,6 +576,114 @@ func declares(rule bodyRule, text []byte, from, to int) bool {
 	return false
 }
 
+// definesFunction reports whether a brace in text[from:to] may open the
+// body of a function defined there: it follows "type name(…)", as a GNU C
+// nested function, a Java method in an invalid place or a C++ local
+// function would, where tree-sitter finds a definition. A brace after a
+// keyword's parentheses (if, while, for, switch, catch) or a macro's call
+// (for_each_item(x) {) opens no function.
+func definesFunction(text []byte, from, to int) bool {
+	for i := from; i < to; i++ {
+		if text[i] != '{' {
+			continue
+		}
+		j, ok := tokenBefore(text, i)
+		if !ok {
+			return true // unsure
+		}
+		if j >= 0 && isWordByte(text[j]) {
+			// "type name {": a function without parameters to tree-sitter.
+			start := j
+			for start > 0 && isWordByte(text[start-1]) {
+				start--
+			}
+			if blockWords[string(text[start:j+1])] {
+				continue
+			}
+			k, ok := tokenBefore(text, start)
+			if !ok || k >= 0 && (isWordByte(text[k]) || text[k] == '*' || text[k] == '&') {
+				return true
+			}
+			continue
+		}
+		if j < 0 || text[j] != ')' {
+			continue
+		}
+		open := matchingParen(text, j)
+		if open < 0 {
+			return true
+		}
+		end, ok := tokenBefore(text, open)
+		if !ok {
+			return true
+		}
+		start := end + 1
+		for start > 0 && isWordByte(text[start-1]) {
+			start--
+		}
+		if start > end {
+			continue
+		}
+		k, ok := tokenBefore(text, start)
+		if !ok {
+			return true
+		}
+		if k < 0 || !isWordByte(text[k]) && text[k] != '*' && text[k] != '&' && text[k] != '>' {
+			continue
+		}
+		// A word before the name: a type, unless the name is a keyword
+		// after else (a keyword after any other word reads as a name).
+		if !notFunction[string(text[start:end+1])] || k < 3 || string(text[k-3:k+1]) != "else" {
+			return true
+		}
+	}
+	return false
+}
+
+// blockWords are words a block follows.
+var blockWords = map[string]bool{"else": true, "do": true, "try": true, "finally": true, "unsafe": true, "checked": true, "unchecked": true}
+
+// notFunction are words before parentheses and a brace that make no
+// function definition.
+var notFunction = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "catch": true,
+	"foreach": true, "using": true, "lock": true, "fixed": true, "synchronized": true, "try": true, "return": true}
+
+// tokenBefore returns the offset of the last byte before i that is no
+// space, or -1, and false where a comment may lie between: the byte ends
+// a block comment, or the spaces cross into a line with a line comment.
+func tokenBefore(text []byte, i int) (int, bool) {
+	i--
+	newline := false
+	for i >= 0 && isSpace(text[i]) {
+		newline = newline || text[i] == '\n'
+		i--
+	}
+	if i < 0 {
+		return i, true
+	}
+	if text[i] == '/' || newline && bytes.Contains(text[lineStart(text, i):i+1], []byte("//")) {
+		return i, false
+	}
+	return i, true
+}
+
+// matchingParen returns the offset of the parenthesis that the one at
+// text[close] closes, or -1 within a few lines.
+func matchingParen(text []byte, close int) int {
+	depth := 0
+	for i := close; i >= 0 && i > close-4096; i-- {
+		switch text[i] {
+		case ')':
+			depth++
+		case '(':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // braceFollows reports whether names, spaces and parenthesised
 // attributes after text[i] lead to an opening brace.
 func braceFollows(text []byte, i int) bool {
@@ -538,5 +740,5 @@ func hasWord(text []byte, words []string) bool {
 }
 
 func isWordByte(c byte) bool {
-	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
+	return c == '_' || c == '$' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }

@@ -2,6 +2,7 @@ package entity
 
 import (
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -115,4 +116,39 @@ class Box {
 			}
 		})
 	}
+}
+
+// FuzzBodyEdits replaces one line of a small file with arbitrary text and
+// checks the entities against a full parse's (the checker), so that the
+// lexer's proofs meet strings, comments, brackets and keywords it was not
+// written for. As for Changes, the entities must be exact when the new
+// version has no syntax error; with one, tree-sitter's error recovery may
+// read a definition where the lexer sees a statement (A A{} in a C body is
+// a function A), which the checker logs.
+func FuzzBodyEdits(f *testing.F) {
+	files := []struct{ lang, path, src string }{
+		{"C", "f.c", "#include <a.h>\n\nstatic int n;\n\nint add(int a, int b)\n{\n\tint s = a + b;\n\tif (s) {\n\t\tn++;\n\t}\n\treturn s;\n}\n\nstruct pair { int a, b; };\n\nvoid show(const char *s)\n{\n\tputs(s);\n}\n"},
+		{"Go", "f.go", "package f\n\nfunc Add(a, b int) int {\n\ts := a + b\n\tif s > 0 {\n\t\ts--\n\t}\n\treturn s\n}\n\ntype T struct {\n\tA int\n}\n\nfunc (t *T) Get() int {\n\treturn t.A\n}\n"},
+		{"Java", "F.java", "class F {\n\tint n;\n\n\tint add(int a) {\n\t\tn += a;\n\t\treturn n;\n\t}\n\n\tvoid reset() {\n\t\tn = 0;\n\t}\n}\n"},
+	}
+	for i := range files {
+		for _, text := range []string{"\tn = 1;\n", "\tputs(\"}\");\n", "\t/* { */\n", "\t}\n\tint g() {\n", "\tstruct s { int x; } v;\n",
+			"#if X\n", "\ttype u struct{}\n", "\tx := `{`\n", "\tnew Object() { void f() {} };\n", "\t// }\n", "'}'\n"} {
+			f.Add(uint8(i), uint8(6), text)
+		}
+	}
+	var mu sync.Mutex
+	f.Fuzz(func(t *testing.T, which, line uint8, text string) {
+		mu.Lock()
+		defer mu.Unlock()
+		file := files[int(which)%len(files)]
+		lines := strings.SplitAfter(file.src, "\n")
+		at := int(line) % (len(lines) - 1)
+		edited := strings.Join(lines[:at], "") + text + strings.Join(lines[at+1:], "")
+		c := newChecker(t, file.lang)
+		c.tolerateRecovery = true
+		old := version(file.path, []byte(file.src))
+		c.step("add", Version{Path: file.path}, old, 0)
+		c.step("edit", old, version(file.path, []byte(edited)), 0)
+	})
 }
