@@ -118,7 +118,7 @@ func (x *lexer) scan(text []byte, from, to int) bool {
 		case c == '\n':
 			lineStart = true
 			continue
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
+		case isSpace(c):
 			continue
 		case c == '#' && lineStart && x.rule.preproc:
 			end, ok := directive(text, i, to)
@@ -227,7 +227,7 @@ func statementEnd(rule bodyRule, text []byte, c byte, at int) bool {
 	case c == 0 || c == ';' || c == '{' || c == '}' || c == ':' || c == '#':
 		return true
 	case rule.rawQuote != 0:
-		return isWordByte(c) || c == '"' || c == '\'' || c == rule.rawQuote || c == ')' || c == ']'
+		return isIdent(c) || c == '"' || c == '\'' || c == rule.rawQuote || c == ')' || c == ']'
 	case c == ')':
 		open := matchingParen(text, at)
 		if open < 0 {
@@ -235,7 +235,7 @@ func statementEnd(rule bodyRule, text []byte, c byte, at int) bool {
 		}
 		end, ok := tokenBefore(text, open)
 		return ok && end >= 0 && controlWords[wordEndingAt(text, end)] && startsStatement(text, end)
-	case isWordByte(c):
+	case isIdent(c):
 		w := wordEndingAt(text, at)
 		return (w == "else" || w == "do") && startsStatement(text, at)
 	}
@@ -245,30 +245,31 @@ func statementEnd(rule bodyRule, text []byte, c byte, at int) bool {
 // controlWords are the keywords whose parenthesised head a statement follows.
 var controlWords = map[string]bool{"if": true, "for": true, "while": true, "switch": true}
 
-// wordEndingAt returns the word whose last byte is text[end].
-func wordEndingAt(text []byte, end int) string {
+// wordStart returns where the word whose last byte is text[end] starts.
+func wordStart(text []byte, end int) int {
 	start := end
-	for start > 0 && isWordByte(text[start-1]) {
+	for start > 0 && isIdent(text[start-1]) {
 		start--
 	}
-	return string(text[start : end+1])
+	return start
+}
+
+// wordEndingAt returns the word whose last byte is text[end].
+func wordEndingAt(text []byte, end int) string {
+	return string(text[wordStart(text, end) : end+1])
 }
 
 // startsStatement reports whether the word ending at text[end] begins a
 // statement: a statement's end, a brace or "else" is before it.
 func startsStatement(text []byte, end int) bool {
-	start := end
-	for start > 0 && isWordByte(text[start-1]) {
-		start--
-	}
-	k, ok := tokenBefore(text, start)
+	k, ok := tokenBefore(text, wordStart(text, end))
 	if !ok {
 		return false
 	}
 	if k < 0 || text[k] == ';' || text[k] == '{' || text[k] == '}' || text[k] == ':' {
 		return true
 	}
-	return isWordByte(text[k]) && wordEndingAt(text, k) == "else"
+	return isIdent(text[k]) && wordEndingAt(text, k) == "else"
 }
 
 // directive returns the end of the preprocessor directive at text[i]
@@ -401,11 +402,7 @@ func bodyEdit(l *language, old *chunk, edits []fileEdit, oldText, newText []byte
 	// The old tree, edited but not reparsed, stays the base of the
 	// chunk's next reparse.
 	if old.tree == nil {
-		lines := old.lines
-		for _, e := range edits {
-			lines += int(e.newEndPt.Row) - int(e.oldEndPt.Row)
-		}
-		return newChunk(l, len(newText), lines, nil, items)
+		return newChunk(l, len(newText), linesAfter(old, edits), nil, items)
 	}
 	tree, lines := editedCopy(old, edits)
 	return newChunk(l, len(newText), lines, tree, items)
@@ -515,7 +512,7 @@ func bodyRegion(rule bodyRule, items []citem, r region, oldText, newText []byte)
 		return false
 	}
 	for _, text := range [][]byte{oldText[r.start:r.end], newText[r.newStart:r.newEnd]} {
-		if rule.anonymousClass && hasWord(text, []string{"new"}) && bytes.IndexByte(text, '{') >= 0 {
+		if rule.anonymousClass && hasWord(text, "new") && bytes.IndexByte(text, '{') >= 0 {
 			return false
 		}
 	}
@@ -559,7 +556,7 @@ func declares(rule bodyRule, text []byte, from, to int) bool {
 			k += i
 			end := k + len(w)
 			i = end
-			if k > 0 && (isWordByte(text[k-1]) || text[k-1] == '.') || end < len(text) && isWordByte(text[end]) {
+			if nameAt(text, k, w) == 0 || k > 0 && text[k-1] == '.' {
 				continue
 			}
 			if rule.declBrace {
@@ -568,7 +565,7 @@ func declares(rule bodyRule, text []byte, from, to int) bool {
 				}
 				continue
 			}
-			if j := skipSpace(text, end); j < len(text) && (j > end && isWordByte(text[j]) || text[j] == '(') {
+			if j := skipSpace(text, end); j < len(text) && (j > end && isIdent(text[j]) || text[j] == '(') {
 				return true
 			}
 		}
@@ -591,17 +588,13 @@ func definesFunction(text []byte, from, to int) bool {
 		if !ok {
 			return true // unsure
 		}
-		if j >= 0 && isWordByte(text[j]) {
+		if j >= 0 && isIdent(text[j]) {
 			// "type name {": a function without parameters to tree-sitter.
-			start := j
-			for start > 0 && isWordByte(text[start-1]) {
-				start--
-			}
-			if blockWords[string(text[start:j+1])] {
+			if blockWords[wordEndingAt(text, j)] {
 				continue
 			}
-			k, ok := tokenBefore(text, start)
-			if !ok || k >= 0 && (isWordByte(text[k]) || text[k] == '*' || text[k] == '&') {
+			k, ok := tokenBefore(text, wordStart(text, j))
+			if !ok || k >= 0 && (isIdent(text[k]) || text[k] == '*' || text[k] == '&') {
 				return true
 			}
 			continue
@@ -617,23 +610,20 @@ func definesFunction(text []byte, from, to int) bool {
 		if !ok {
 			return true
 		}
-		start := end + 1
-		for start > 0 && isWordByte(text[start-1]) {
-			start--
-		}
-		if start > end {
+		if end < 0 || !isIdent(text[end]) {
 			continue
 		}
-		k, ok := tokenBefore(text, start)
+		name := wordEndingAt(text, end)
+		k, ok := tokenBefore(text, wordStart(text, end))
 		if !ok {
 			return true
 		}
-		if k < 0 || !isWordByte(text[k]) && text[k] != '*' && text[k] != '&' && text[k] != '>' {
+		if k < 0 || !isIdent(text[k]) && text[k] != '*' && text[k] != '&' && text[k] != '>' {
 			continue
 		}
 		// A word before the name: a type, unless the name is a keyword
 		// after else (a keyword after any other word reads as a name).
-		if !notFunction[string(text[start:end+1])] || k < 3 || string(text[k-3:k+1]) != "else" {
+		if !notFunction[name] || !isIdent(text[k]) || wordEndingAt(text, k) != "else" {
 			return true
 		}
 	}
@@ -703,7 +693,7 @@ func braceFollows(text []byte, i int) bool {
 				}
 			}
 			i++
-		case isWordByte(c) || isSpace(c):
+		case isIdent(c) || isSpace(c):
 			i++
 		default:
 			return false
@@ -720,25 +710,16 @@ func skipSpace(text []byte, i int) int {
 	return i
 }
 
-// hasWord reports whether text holds one of words as a whole word.
-func hasWord(text []byte, words []string) bool {
-	for _, w := range words {
-		for i := 0; ; {
-			k := bytes.Index(text[i:], []byte(w))
-			if k < 0 {
-				break
-			}
-			k += i
-			end := k + len(w)
-			if (k == 0 || !isWordByte(text[k-1])) && (end == len(text) || !isWordByte(text[end])) {
-				return true
-			}
-			i = end
+// hasWord reports whether text holds w as a whole word.
+func hasWord(text []byte, w string) bool {
+	for i := 0; ; {
+		k := bytes.Index(text[i:], []byte(w))
+		if k < 0 {
+			return false
 		}
+		if nameAt(text, i+k, w) > 0 {
+			return true
+		}
+		i += k + 1
 	}
-	return false
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }

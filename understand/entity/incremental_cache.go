@@ -71,25 +71,30 @@ func (c *stateCache) get(key string) *fileState {
 // put caches a state, taking over the caller's hold on it, and evicts
 // others while over budget.
 func (c *stateCache) put(key string, s *fileState) {
-	if e, ok := c.byKey[key]; ok {
-		c.remove(e)
-	}
-	c.byKey[key] = c.lru.PushFront(&cacheEntry{key: key, state: s})
-	c.evict()
+	c.push(&cacheEntry{key: key, state: s})
 }
 
 // putLatest caches a state as put does, as the latest version under
 // pathKey, whose bytes are src (kept, never modified).
 func (c *stateCache) putLatest(key, pathKey string, s *fileState, src []byte) {
-	if e, ok := c.byKey[key]; ok {
-		c.remove(e)
-	}
 	if e, ok := c.latest[pathKey]; ok {
 		c.unlatest(e.Value.(*cacheEntry))
 	}
-	e := c.lru.PushFront(&cacheEntry{key: key, state: s, path: pathKey, src: src})
-	c.byKey[key], c.latest[pathKey] = e, e
-	c.srcUsed += len(src)
+	c.push(&cacheEntry{key: key, state: s, path: pathKey, src: src})
+}
+
+// push caches an entry in place of any under its key, and evicts others
+// while over budget.
+func (c *stateCache) push(ent *cacheEntry) {
+	if e, ok := c.byKey[ent.key]; ok {
+		c.remove(e)
+	}
+	e := c.lru.PushFront(ent)
+	c.byKey[ent.key] = e
+	if ent.path != "" {
+		c.latest[ent.path] = e
+		c.srcUsed += len(ent.src)
+	}
 	c.evict()
 }
 

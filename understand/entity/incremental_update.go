@@ -250,15 +250,23 @@ func (p *Parser) reparseChunk(ctx context.Context, l *language, st *langState, o
 func editedCopy(old *chunk, edits []fileEdit) (*sitter.Tree, int) {
 	edited := old.tree.Copy()
 	liveTrees.Add(1)
-	lines := old.lines
 	for i := len(edits) - 1; i >= 0; i-- {
 		e := edits[i]
 		editTree(edited, textEdit{start: e.start, oldEnd: e.oldEnd, newEnd: e.start + e.newLen,
 			startPoint: e.startPt, oldEndPoint: e.oldEndPt, newEndPoint: e.newEndPt})
-		lines += int(e.newEndPt.Row) - int(e.oldEndPt.Row)
 	}
-	return edited, lines
+	return edited, linesAfter(old, edits)
 }
 
-// bodyEdits counts the edit groups that bodyEdit spared a parse.
+// linesAfter returns a chunk's lines after the edits.
+func linesAfter(old *chunk, edits []fileEdit) int {
+	lines := old.lines
+	for _, e := range edits {
+		lines += int(e.newEndPt.Row) - int(e.oldEndPt.Row)
+	}
+	return lines
+}
+
+// bodyEdits counts the edit groups that bodyEdit spared a parse, for
+// the tests.
 var bodyEdits atomic.Int64
