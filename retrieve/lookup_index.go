@@ -204,7 +204,7 @@ func (l *Lookup) readTies(ctx context.Context, keys []string, b rankedRecord, fo
 			args = append(args, k)
 		}
 		rows, err := l.st.DB.QueryContext(ctx, `SELECT DISTINCT commit_id FROM lookup_keys
-			WHERE live = 1 AND severity = ? AND time = ? AND key IN (`+qmarks(len(chunk))+`)`, args...)
+			WHERE live = 1 AND severity = ? AND time = ? AND key IN (`+store.Marks(len(chunk))+`)`, args...)
 		if err != nil {
 			return fmt.Errorf("lookup ties: %w", err)
 		}
@@ -239,10 +239,6 @@ func (l *Lookup) prepared(ctx context.Context, query string) (*sql.Stmt, error) 
 	}
 	l.stmts[query] = st
 	return st, nil
-}
-
-func qmarks(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
 // scanFingerprints adds the records whose paths fingerprint is one the
@@ -295,7 +291,7 @@ func (l *Lookup) fingerprintKeys(ctx context.Context, p *lookupPlan, found map[i
 	}
 	// ?1 before the bare ?s, which number on from it.
 	err := store.EachRow(ctx, l.st.DB, `SELECT commit_id, severity, time FROM lookup_keys
-		WHERE time >= ?1 AND live = 1 AND key IN (`+qmarks(len(p.fps))+`)`, args, func(r *sql.Rows) error {
+		WHERE time >= ?1 AND live = 1 AND key IN (`+store.Marks(len(p.fps))+`)`, args, func(r *sql.Rows) error {
 		var rec rankedRecord
 		if err := r.Scan(&rec.id, &rec.severity, &rec.time); err != nil {
 			return err
@@ -319,7 +315,7 @@ var detailSQL = fmt.Sprintf(`SELECT c.id, c.hash, c.committer_time, c.committer_
 	c.summary, c.subject, c.files_changed, COALESCE((SELECT remote_url FROM repository WHERE id = 1), ''),
 	COALESCE((SELECT group_concat(k.key, char(0)) FROM lookup_keys k WHERE k.commit_id = c.id AND k.key IN (%s)), '')
 	FROM commits c WHERE c.id IN (%s)`,
-	qmarks(detailKeys), qmarks(detailIDs))
+	store.Marks(detailKeys), store.Marks(detailIDs))
 
 // recordDetail is a selected record as detailSQL reads it.
 type recordDetail struct {
@@ -455,7 +451,7 @@ func (l *Lookup) derivedMatches(ctx context.Context, p *lookupPlan, ids []int64)
 		args[i] = id
 	}
 	rows, err := l.st.DB.QueryContext(ctx, `SELECT commit_id, path FROM file_changes WHERE commit_id IN (`+
-		qmarks(len(ids))+`)`, args...)
+		store.Marks(len(ids))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("load record paths: %w", err)
 	}

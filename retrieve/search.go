@@ -662,7 +662,7 @@ func (s *Searcher) details(ctx context.Context, cs *candSet) error {
 	}
 	q := `SELECT id, hash, committer_time, classification, labels, author_name, insertions, deletions, rewritten, subject,
 		(SELECT COUNT(*) FROM design_notes n WHERE n.commit_id = commits.id)
-		FROM commits WHERE hash IN (` + strings.Repeat("?,", len(hashes)-1) + `?)`
+		FROM commits WHERE hash IN (` + store.Marks(len(hashes)) + `)`
 	rows, err := s.st.DB.QueryContext(ctx, q, hashes...)
 	if err != nil {
 		return fmt.Errorf("candidates: %w", err)

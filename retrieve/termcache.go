@@ -424,7 +424,7 @@ func keepLive(ctx context.Context, q store.Querier, ranked []KeywordHit, kq Keyw
 			rewritten bool
 		}
 		rows := map[int64]row{}
-		err := store.EachRow(ctx, q, `SELECT id, hash, rewritten FROM commits WHERE id IN (`+qmarks(len(args))+`)`, args,
+		err := store.EachRow(ctx, q, `SELECT id, hash, rewritten FROM commits WHERE id IN (`+store.Marks(len(args))+`)`, args,
 			func(r *sql.Rows) error {
 				var id int64
 				var x row

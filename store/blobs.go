@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -96,6 +97,11 @@ func RawMessageKey(hash string) string { return "rawmsg:" + hash }
 
 // DiffKey names the unified diff text of a commit's seq-th file change.
 func DiffKey(hash string, seq int) string { return fmt.Sprintf("diff:%s:%d", hash, seq) }
+
+// Marks returns n placeholders for an IN list: "?,?,?".
+func Marks(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
 
 // EachRow runs a query and calls scan for each row.
 func EachRow(ctx context.Context, q Querier, query string, args []any, scan func(*sql.Rows) error) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/gitmemory/gitmemory/model"
 )
@@ -70,8 +69,7 @@ func (s *Store) fingerprintChunk(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("fingerprint key: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM fingerprint_backfill WHERE commit_id IN (`+
-		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, ids...); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM fingerprint_backfill WHERE commit_id IN (`+Marks(len(ids))+`)`, ids...); err != nil {
 		return 0, err
 	}
 	return len(ids), tx.Commit()
