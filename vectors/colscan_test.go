@@ -511,11 +511,7 @@ func BenchmarkScan124k(b *testing.B) {
 // and a write after that keeps them.
 func TestColumnsBuiltAtSecondQuery(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	if err := openTest(t, dir, NewLocal(0)).Upsert(ctx, benchDocs(500)); err != nil {
-		t.Fatal(err)
-	}
-	ix := openTest(t, dir, NewLocal(0))
+	ix := reopened(t, t.TempDir(), benchDocs(500))
 	first := mustQuery(t, ix, benchQueries[0], 10, Filter{})
 	if ix.mem.colsOn || len(ix.mem.cols.scale) != 0 {
 		t.Fatal("the first query of a loaded index built the columns")
@@ -542,10 +538,7 @@ func TestColumnsBuiltAtSecondQuery(t *testing.T) {
 func TestCollectionFilledByFirstWrite(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if err := openTest(t, dir, NewLocal(0)).Upsert(ctx, benchDocs(300)); err != nil {
-		t.Fatal(err)
-	}
-	ix := openTest(t, dir, NewLocal(0))
+	ix := reopened(t, dir, benchDocs(300))
 	before := mustQuery(t, ix, benchQueries[2], 5, Filter{})
 	if n, _ := ix.Len(ctx); ix.mem.colFull || ix.mem.col.Count() != 0 || n != 300 {
 		t.Fatalf("after a query: collection full %v with %d documents, Len %d", ix.mem.colFull, ix.mem.col.Count(), n)
@@ -566,4 +559,14 @@ func TestCollectionFilledByFirstWrite(t *testing.T) {
 	if after := mustQuery(t, re, benchQueries[2], 5, Filter{}); !slices.Equal(ids(after), ids(before)) && after[0].Commit != sha(5000) {
 		t.Errorf("answers changed: %v, before %v", ids(after), ids(before))
 	}
+}
+
+// reopened returns an index loaded from dir, where another one stored
+// docs.
+func reopened(t *testing.T, dir string, docs []Doc) *Index {
+	t.Helper()
+	if err := openTest(t, dir, NewLocal(0)).Upsert(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	return openTest(t, dir, NewLocal(0))
 }
