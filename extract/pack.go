@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/klauspost/compress/zlib"
 )
@@ -30,8 +29,9 @@ type packReader struct {
 }
 
 type pack struct {
-	idx  *idxfile.MemoryIndex
-	data []byte // the mapped pack file
+	idx     *packIndex
+	idxData []byte // the mapped index file
+	data    []byte // the mapped pack file
 }
 
 // Object types of the pack format.
@@ -94,32 +94,42 @@ func objectDirs(dir string, depth int) []string {
 }
 
 func openPack(idxPath string) (*pack, error) {
-	f, err := os.Open(idxPath)
+	idxData, err := mapFile(idxPath)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := parseIndex(idxData)
+	if err != nil {
+		syscall.Munmap(idxData)
+		return nil, fmt.Errorf("read %s: %w", idxPath, err)
+	}
+	data, err := mapFile(strings.TrimSuffix(idxPath, ".idx") + ".pack")
+	if err != nil {
+		syscall.Munmap(idxData)
+		return nil, err
+	}
+	return &pack{idx: idx, idxData: idxData, data: data}, nil
+}
+
+// mapFile maps a whole file read-only.
+func mapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	idx := idxfile.NewMemoryIndex()
-	if err := idxfile.NewDecoder(f).Decode(idx); err != nil {
-		return nil, fmt.Errorf("read %s: %w", idxPath, err)
-	}
-	pf, err := os.Open(strings.TrimSuffix(idxPath, ".idx") + ".pack")
-	if err != nil {
-		return nil, err
-	}
-	defer pf.Close()
-	st, err := pf.Stat()
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if st.Size() == 0 {
-		return nil, fmt.Errorf("empty pack %s", pf.Name())
+		return nil, fmt.Errorf("empty file %s", path)
 	}
-	data, err := syscall.Mmap(int(pf.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("map %s: %w", pf.Name(), err)
+		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	return &pack{idx: idx, data: data}, nil
+	return data, nil
 }
 
 // release drops the mapped pages from the process's resident set (they
@@ -134,6 +144,7 @@ func (pr *packReader) release() {
 func (pr *packReader) close() {
 	for _, p := range pr.packs {
 		syscall.Munmap(p.data)
+		syscall.Munmap(p.idxData)
 	}
 	pr.packs = nil
 }
@@ -148,11 +159,9 @@ func (pr *packReader) read(h plumbing.Hash, limit int64) (int, []byte, error) {
 
 func (pr *packReader) readDepth(h plumbing.Hash, limit int64, depth int) (int, []byte, error) {
 	for pi, p := range pr.packs {
-		off, err := p.idx.FindOffset(h)
-		if err != nil {
-			continue
+		if off, ok := p.idx.find(h); ok {
+			return pr.at(pi, off, limit, depth)
 		}
-		return pr.at(pi, off, limit, depth)
 	}
 	return 0, nil, errNotInPack
 }
@@ -253,7 +262,7 @@ func (pr *packReader) deltaBase(pi int, off int64, typ int, pos int64) (int, int
 	var h plumbing.Hash
 	copy(h[:], data[pos:pos+20])
 	for bpi, p := range pr.packs {
-		if boff, err := p.idx.FindOffset(h); err == nil {
+		if boff, ok := p.idx.find(h); ok {
 			return bpi, boff, pos + 20, nil
 		}
 	}

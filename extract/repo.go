@@ -323,11 +323,8 @@ func (r *Repo) Refs(known map[string]Ref) ([]Ref, error) {
 		}
 		target := ref.Hash().String()
 		if kind == "tag" {
-			if t, err := r.repo.TagObject(ref.Hash()); err == nil {
-				target = "" // a tag of a tree or blob names no commit
-				if c, err := t.Commit(); err == nil {
-					target = c.Hash.String()
-				}
+			if peeled, ok := r.peelTag(ref.Hash()); ok {
+				target = peeled
 			}
 		}
 		out = append(out, Ref{Name: name.Short(), Kind: kind, Object: object, Target: target})
@@ -336,6 +333,39 @@ func (r *Repo) Refs(known map[string]Ref) ([]Ref, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, err
 }
+
+// peelTag returns the commit that an annotated tag names, through tags of
+// tags, or "" when it names a tree or a blob; ok is false when h is not a
+// tag object. It reads through the pack reader: go-git's TagObject would
+// load go-git's own copy of the pack index, and keep it for the sync.
+func (r *Repo) peelTag(h plumbing.Hash) (commit string, ok bool) {
+	for depth := 0; depth < maxTagDepth; depth++ {
+		raw, err := r.object(plumbing.TagObject, h, maxTagBytes)
+		if err != nil || raw == nil {
+			return "", depth > 0
+		}
+		t := &object.Tag{}
+		if err := t.Decode(&rawObject{hash: h, typ: plumbing.TagObject, data: raw}); err != nil {
+			return "", depth > 0
+		}
+		switch t.TargetType {
+		case plumbing.CommitObject:
+			return t.Target.String(), true
+		case plumbing.TagObject:
+			h = t.Target
+		default:
+			return "", true
+		}
+	}
+	return "", true
+}
+
+// A tag chain longer than maxTagDepth, or a tag object larger than
+// maxTagBytes, is taken to name no commit.
+const (
+	maxTagDepth = 16
+	maxTagBytes = 1 << 20
+)
 
 func (r *Repo) commitObject(hash string) (*object.Commit, error) {
 	h := plumbing.NewHash(hash)
