@@ -25,7 +25,8 @@ type Version struct {
 // whole, and each later version costs about what its hunks touched (a
 // median of 0.15 ms per change of git's 200 KB diff.c, against 40 ms). An
 // old version it never saw, such as a merge's result, is derived from the
-// version it last saw under the same path (see SetLineDiff).
+// nearer of the last two versions it saw under the same path (see
+// SetLineDiff).
 //
 // A Parser keeps recent versions, by language and Hash, split into
 // chunks: runs of whole lines holding top-level definitions, cut where
@@ -192,18 +193,34 @@ func (p *Parser) changedFile(ctx context.Context, l *language, lang string, old,
 // unseenState returns the state of an old version that the cache lacks.
 // In a history walked parents first, that is mostly a merge's result,
 // which the indexer does not diff: both sides' changes to the file are
-// in it, and it differs from the latest version cached under its path by
-// one of them. So it is derived from that version, from the line diff
-// between them, which costs what the other side changed; a whole parse is
-// the fallback.
+// in it, and it differs from each side's version by the other side's
+// changes. The cache keeps the last two versions seen under each path,
+// often one of each side, so the state is derived from the one with the
+// smaller line diff, which costs what that diff touches; a whole parse is
+// the fallback. (On git/git, taking the smaller diff instead of the latest
+// version's cut the lines to reparse by a third.)
 func (p *Parser) unseenState(ctx context.Context, l *language, lang string, v Version) (*fileState, error) {
-	base, src := p.incremental().states.latestOf(pathKey(lang, v.Path))
-	if base == nil || base.lang != l || base.size != len(src) {
+	var base *cacheEntry
+	var hunks []model.Hunk
+	cost := -1
+	for _, b := range p.incremental().states.bases(pathKey(lang, v.Path)) {
+		if b.state.lang != l || b.state.size != len(b.src) {
+			continue
+		}
+		var h []model.Hunk
+		if p.lineDiff != nil {
+			h = p.lineDiff(b.src, v.Src)
+		}
+		c := 0
+		for _, x := range h {
+			c += x.OldLines + x.NewLines
+		}
+		if cost < 0 || c < cost {
+			base, hunks, cost = b, h, c
+		}
+	}
+	if base == nil {
 		return p.buildState(ctx, l, v.Src)
 	}
-	var hunks []model.Hunk
-	if p.lineDiff != nil {
-		hunks = p.lineDiff(src, v.Src)
-	}
-	return p.updateState(ctx, base, src, v.Src, fileEdits(base, src, v.Src, hunks))
+	return p.updateState(ctx, base.state, base.src, v.Src, fileEdits(base.state, base.src, v.Src, hunks))
 }

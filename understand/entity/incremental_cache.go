@@ -45,18 +45,24 @@ type stateCache struct {
 	// Changes never saw (a merge's result, the commonest) is derived from
 	// it by a line diff instead of being parsed whole.
 	latest map[string]*list.Element
-	lru    list.List // of *cacheEntry, most recent at the front
+	// prev holds, by language and path, the entry that was latest before,
+	// which keeps its source too: the two are often the two sides of a
+	// merge to come, and its result is nearer to one of them.
+	prev map[string]*list.Element
+	lru  list.List // of *cacheEntry, most recent at the front
 }
 
 type cacheEntry struct {
 	key   string
 	state *fileState
-	path  string // the latest key this entry is under, if any
-	src   []byte // the version's bytes, while it is its path's latest
+	path  string // the latest (or prev) key this entry is under, if any
+	src   []byte // the version's bytes, while it is its path's latest or prev
+	prev  bool   // under path in prev, not latest
 }
 
 func newStateCache(budget int) *stateCache {
-	return &stateCache{budget: budget, byKey: make(map[string]*list.Element), latest: make(map[string]*list.Element)}
+	return &stateCache{budget: budget, byKey: make(map[string]*list.Element),
+		latest: make(map[string]*list.Element), prev: make(map[string]*list.Element)}
 }
 
 func (c *stateCache) get(key string) *fileState {
@@ -78,7 +84,12 @@ func (c *stateCache) put(key string, s *fileState) {
 // pathKey, whose bytes are src (kept, never modified).
 func (c *stateCache) putLatest(key, pathKey string, s *fileState, src []byte) {
 	if e, ok := c.latest[pathKey]; ok {
-		c.unlatest(e.Value.(*cacheEntry))
+		if p, ok := c.prev[pathKey]; ok {
+			c.unlatest(p.Value.(*cacheEntry))
+		}
+		delete(c.latest, pathKey)
+		e.Value.(*cacheEntry).prev = true
+		c.prev[pathKey] = e
 	}
 	c.push(&cacheEntry{key: key, state: s, path: pathKey, src: src})
 }
@@ -98,14 +109,16 @@ func (c *stateCache) push(ent *cacheEntry) {
 	c.evict()
 }
 
-// latestOf returns the latest state cached under pathKey, with its bytes.
-func (c *stateCache) latestOf(pathKey string) (*fileState, []byte) {
-	e, ok := c.latest[pathKey]
-	if !ok {
-		return nil, nil
+// bases returns the states cached under pathKey as latest and prev, with
+// their bytes.
+func (c *stateCache) bases(pathKey string) []*cacheEntry {
+	var out []*cacheEntry
+	for _, m := range []map[string]*list.Element{c.latest, c.prev} {
+		if e, ok := m[pathKey]; ok {
+			out = append(out, e.Value.(*cacheEntry))
+		}
 	}
-	ent := e.Value.(*cacheEntry)
-	return ent.state, ent.src
+	return out
 }
 
 func (c *stateCache) evict() {
@@ -119,9 +132,13 @@ func (c *stateCache) unlatest(ent *cacheEntry) {
 	if ent.path == "" {
 		return
 	}
-	delete(c.latest, ent.path)
+	if ent.prev {
+		delete(c.prev, ent.path)
+	} else {
+		delete(c.latest, ent.path)
+	}
 	c.srcUsed -= len(ent.src)
-	ent.path, ent.src = "", nil
+	ent.path, ent.src, ent.prev = "", nil, false
 }
 
 func (c *stateCache) remove(e *list.Element) {

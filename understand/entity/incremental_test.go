@@ -242,6 +242,44 @@ func TestChangesUnseenVersion(t *testing.T) {
 	}
 }
 
+// TestChangesUnseenNearerBase derives a merge's result from the nearer of
+// the two versions last seen under its path: here the older one, whose
+// side changed less than the other.
+func TestChangesUnseenNearerBase(t *testing.T) {
+	fn := func(name, body string) string {
+		return fmt.Sprintf("int %s(void)\n{\n    return %s;\n}\n\n", name, body)
+	}
+	file := func(bodies string) []byte {
+		var b strings.Builder
+		for i, name := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+			b.WriteString(fn(name, string(bodies[i])))
+		}
+		return []byte(b.String())
+	}
+	base := version("f.c", file("00000000"))
+	ours := version("f.c", file("01111110"))   // changes b to g
+	theirs := version("f.c", file("00000002")) // changes h
+	merged := version("f.c", file("01111112"))
+	child := version("f.c", file("31111112"))
+	withMinChunk(true, func() {
+		c := newChecker(t, "C")
+		c.step("add", version("f.c", nil), base, 0)
+		c.step("ours", base, ours, 0)
+		c.step("theirs", base, theirs, 0) // now the latest version
+		c.step("after the merge", merged, child, 0)
+		states := c.inc.incremental().states
+		m, o := states.get("C\x00"+merged.Hash), states.get("C\x00"+ours.Hash)
+		if m == nil || o == nil {
+			t.Fatal("the merged version or ours is not cached")
+		}
+		for i := 1; i <= 6; i++ {
+			if !slices.Contains(o.chunks, m.chunks[i]) {
+				t.Fatalf("chunk %d of the merged version is not ours: derived from the farther version", i)
+			}
+		}
+	})
+}
+
 func chunkSizes(s *fileState) []int {
 	var out []int
 	for _, ch := range s.chunks {

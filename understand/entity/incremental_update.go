@@ -13,16 +13,16 @@ import (
 type group struct {
 	first, last int
 	edits       []fileEdit
-	fresh       bool // parse the new text from scratch
-	grow        int  // chunks added on each side at the last retry
 }
 
 // updateState derives the state of a new file version from the old one's
 // and the edits between them: the chunks the edits touch are reparsed,
 // from their old tree when an edit group stays within one chunk; the
-// others are shared. A reparsed chunk that would not parse the same within
-// the file (see chunkValid) is merged with its neighbours, up to the whole
-// file.
+// others are shared. If a reparsed chunk would not parse the same within
+// the file (see chunkValid), the file is parsed whole: on the history of
+// git/git, growing the group chunk by chunk until it parsed alone cost
+// twice the bytes, as most such groups (syntax errors and macros that
+// tree-sitter-c takes for definitions) ended with the whole file anyway.
 func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSrc []byte, edits []fileEdit) (*fileState, error) {
 	l := prev.lang
 	st, err := p.state(l)
@@ -34,61 +34,32 @@ func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSr
 	for i, ch := range prev.chunks {
 		offsets[i+1], rows[i+1] = offsets[i]+ch.size, rows[i]+ch.lines
 	}
-	u := &update{pending: groupEdits(offsets, edits), n: len(prev.chunks)}
-	for len(u.pending) > 0 {
-		g := u.pending[0]
-		u.pending = u.pending[1:]
-		for {
-			ch, text, scratch, err := p.groupChunk(ctx, l, st, prev, g, offsets, rows, oldSrc, newSrc)
-			if err != nil {
-				u.discard()
-				return nil, err
-			}
-			if ch == nil || ch.tree == nil || chunkValid(l, ch.tree, text, g.first == 0, g.last == u.n-1) {
-				made := []*chunk{ch}
-				if scratch {
-					made = resplit(l, ch, text)
-				}
-				u.done, u.made = append(u.done, g), append(u.made, made)
-				break
-			}
-			if ch.tree != nil {
-				closeTree(ch.tree)
-			}
-			if g.first == 0 && g.last == u.n-1 {
-				u.discard()
-				return p.buildState(ctx, l, newSrc)
-			}
-			g = u.widen(g)
+	u := &update{}
+	for _, g := range groupEdits(offsets, edits) {
+		ch, text, scratch, err := p.groupChunk(ctx, l, st, prev, g, offsets, rows, oldSrc, newSrc)
+		if err != nil {
+			u.discard()
+			return nil, err
 		}
+		if ch != nil && ch.tree != nil && !chunkValid(l, ch.tree, text, g.first == 0, g.last == len(prev.chunks)-1) {
+			closeTree(ch.tree)
+			u.discard()
+			return p.buildState(ctx, l, newSrc)
+		}
+		made := []*chunk{ch}
+		if scratch {
+			made = resplit(l, ch, text)
+		}
+		u.done, u.made = append(u.done, g), append(u.made, made)
 	}
 	return newState(l, u.splice(prev.chunks), prev.cache), nil
 }
 
-// update is the progress of updateState: the edit groups still to parse,
-// and those done with their new chunks.
+// update is the progress of updateState: the edit groups done with their
+// new chunks.
 type update struct {
-	pending, done []group
-	made          [][]*chunk // made[i] are done[i]'s chunks, none for no text
-	n             int        // the old state's chunks
-}
-
-// widen returns a group grown by chunks on each side, faster each time
-// (so that a wide syntax error costs a few parses, not one per chunk),
-// merged with the groups it meets.
-func (u *update) widen(g group) group {
-	g.grow = max(2*g.grow, 1)
-	g.first, g.last, g.fresh = max(g.first-g.grow, 0), min(g.last+g.grow, u.n-1), true
-	for k := len(u.done) - 1; k >= 0 && u.done[k].last >= g.first; k-- {
-		g.first, g.edits = min(g.first, u.done[k].first), append(u.done[k].edits, g.edits...)
-		closeTrees(u.made[k])
-		u.done, u.made = u.done[:k], u.made[:k]
-	}
-	for len(u.pending) > 0 && u.pending[0].first <= g.last {
-		g.last, g.edits = max(g.last, u.pending[0].last), append(g.edits, u.pending[0].edits...)
-		u.pending = u.pending[1:]
-	}
-	return g
+	done []group
+	made [][]*chunk // made[i] are done[i]'s chunks, none for no text
 }
 
 // discard frees the trees of the chunks made so far.
@@ -161,7 +132,7 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 		return nil, nil, false, nil
 	}
 	old := prev.chunks[g.first]
-	if g.fresh || g.first != g.last {
+	if g.first != g.last {
 		return p.scratchChunk(ctx, l, st, text)
 	}
 	rel := make([]fileEdit, len(g.edits))
@@ -197,9 +168,9 @@ func (p *Parser) scratchChunk(ctx context.Context, l *language, st *langState, t
 	return ch, text, true, nil
 }
 
-// resplit cuts a valid chunk parsed from scratch, which replaces several
-// old chunks or a retried group, into chunks as buildState would cut its
-// text (chunkValid found its tree to be the file's there): else each edit
+// resplit cuts a valid chunk parsed from scratch, which may replace
+// several old chunks, into chunks as buildState would cut its text
+// (chunkValid found its tree to be the file's there): else each edit
 // across a boundary, and each version derived from a distant one, would
 // merge chunks for good, and a file's chunks grow over its history into
 // one that every change reparses whole. The pieces keep no tree.
