@@ -85,19 +85,10 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 			return nil
 		})
 		// Entities are a stage of their own, partitioned by path rather
-		// than by commit, overlapping the next batch's extraction.
+		// than by commit, overlapping the next batches' extraction.
 		g.Go(func() error {
 			defer close(batches)
-			for b := range extracted {
-				s.entityStage(gctx, b)
-				s.summarize(gctx, b, res)
-				select {
-				case batches <- b:
-				case <-gctx.Done():
-					return gctx.Err()
-				}
-			}
-			return nil
+			return s.entityStage(gctx, extracted, batches, res)
 		})
 		g.Go(func() error {
 			defer close(written)
