@@ -19,7 +19,11 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit keeps a long sync's peak memory near its live set;
 		// without it the heap grows to twice the live caches before a GC.
-		debug.SetMemoryLimit(768 << 20)
+		// On git/git the live heap is ~450 MB: at 768 MiB the collector
+		// ran a cycle every ~300 MB allocated, 15 s of a 250 s-CPU sync;
+		// 896 MiB saves ~14 s of CPU for ~90 MiB more peak RSS (1,382 MiB
+		// in all, with tree-sitter's trees).
+		debug.SetMemoryLimit(896 << 20)
 	}
 	stopProfiles := startProfiles()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
