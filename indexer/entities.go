@@ -195,7 +195,7 @@ type entityJob struct {
 // entityAhead is how many batches a parser may run ahead of the slowest
 // one. A batch's share of the work is seldom even (one commit rewriting a
 // large file falls on one parser), and a parser that waited for the other
-// at each batch left a core idle a quarter of the time.
+// at each batch idled a sixth of the time (git/git, first 32,699 commits).
 const entityAhead = 2
 
 // entityStage finds the entities the batches' commits changed, and sends
