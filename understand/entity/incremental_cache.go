@@ -10,6 +10,10 @@ import (
 // keeps for Changes: about 10 MB of source at 27 bytes of tree per byte.
 const treeCacheBytes = 256 << 20
 
+// coldCacheBytes bounds the sources and items of the paths' latest
+// versions that the state cache keeps without trees (see chill).
+const coldCacheBytes = 32 << 20
+
 // incState is what a Parser keeps for Changes.
 type incState struct {
 	states *stateCache
@@ -21,7 +25,7 @@ type incState struct {
 // first use.
 func (p *Parser) incremental() *incState {
 	if p.inc == nil {
-		p.inc = &incState{states: newStateCache(treeCacheBytes), cursor: sitter.NewQueryCursor()}
+		p.inc = &incState{states: newStateCache(treeCacheBytes, coldCacheBytes), cursor: sitter.NewQueryCursor()}
 	}
 	return p.inc
 }
@@ -36,9 +40,18 @@ func (s *incState) close() {
 // sources kept (see latest) are estimated at more than budget bytes. A
 // state's chunks are shared with other versions of its file, so a state
 // costs what its own chunks add.
+//
+// A path's latest version is not dropped but chilled: its chunks free
+// their trees, and it waits in a second list, within coldBudget bytes of
+// sources and items, for its path's next change, which then costs the
+// parse of the chunks it touches instead of a parse of the whole file.
+// (On git/git, versions parsed whole because the cache had evicted their
+// path's latest version were 45 MB of the 161 MB parsed from scratch.)
 type stateCache struct {
 	budget, used int
 	srcUsed      int // bytes of the sources the latest versions keep
+	coldBudget   int
+	coldUsed     int // what the chilled entries cost, in used and srcUsed
 	byKey        map[string]*list.Element
 	// latest holds, by language and path, the entry of the version last
 	// cached under that path, which keeps its source: a version that
@@ -50,6 +63,7 @@ type stateCache struct {
 	// merge to come, and its result is nearer to one of them.
 	prev map[string]*list.Element
 	lru  list.List // of *cacheEntry, most recent at the front
+	cold list.List // of chilled *cacheEntry, most recent at the front
 }
 
 type cacheEntry struct {
@@ -58,10 +72,12 @@ type cacheEntry struct {
 	path  string // the latest (or prev) key this entry is under, if any
 	src   []byte // the version's bytes, while it is its path's latest or prev
 	prev  bool   // under path in prev, not latest
+	cold  int    // its share of coldUsed, while chilled
+	chill bool   // in the cold list
 }
 
-func newStateCache(budget int) *stateCache {
-	return &stateCache{budget: budget, byKey: make(map[string]*list.Element),
+func newStateCache(budget, coldBudget int) *stateCache {
+	return &stateCache{budget: budget, coldBudget: coldBudget, byKey: make(map[string]*list.Element),
 		latest: make(map[string]*list.Element), prev: make(map[string]*list.Element)}
 }
 
@@ -70,8 +86,13 @@ func (c *stateCache) get(key string) *fileState {
 	if !ok {
 		return nil
 	}
-	c.lru.MoveToFront(e)
-	return e.Value.(*cacheEntry).state
+	ent := e.Value.(*cacheEntry)
+	if ent.chill {
+		c.warm(e)
+	} else {
+		c.lru.MoveToFront(e)
+	}
+	return ent.state
 }
 
 // put caches a state, taking over the caller's hold on it, and evicts
@@ -85,7 +106,11 @@ func (c *stateCache) put(key string, s *fileState) {
 func (c *stateCache) putLatest(key, pathKey string, s *fileState, src []byte) {
 	if e, ok := c.latest[pathKey]; ok {
 		if p, ok := c.prev[pathKey]; ok {
-			c.unlatest(p.Value.(*cacheEntry))
+			if p.Value.(*cacheEntry).chill {
+				c.remove(p) // a chilled entry is kept for its path only
+			} else {
+				c.unlatest(p.Value.(*cacheEntry))
+			}
 		}
 		delete(c.latest, pathKey)
 		e.Value.(*cacheEntry).prev = true
@@ -122,8 +147,56 @@ func (c *stateCache) bases(pathKey string) []*cacheEntry {
 }
 
 func (c *stateCache) evict() {
-	for c.used+c.srcUsed > c.budget && c.lru.Len() > 1 {
-		c.remove(c.lru.Back())
+	for c.used+c.srcUsed-c.coldUsed > c.budget && c.lru.Len() > 1 {
+		e := c.lru.Back()
+		if ent := e.Value.(*cacheEntry); ent.path != "" && !ent.prev && c.coldBudget > 0 {
+			c.chilled(e)
+		} else {
+			c.remove(e)
+		}
+	}
+	for c.coldUsed > c.coldBudget && c.cold.Len() > 0 {
+		c.remove(c.cold.Back())
+	}
+}
+
+// chilled moves a path's latest version to the cold list, freeing its
+// chunks' trees (a hot version sharing a chunk loses its tree too: its
+// next edit there parses the chunk's text from scratch).
+func (c *stateCache) chilled(e *list.Element) {
+	ent := c.lru.Remove(e).(*cacheEntry)
+	ent.cold = len(ent.src)
+	for _, ch := range ent.state.chunks {
+		if ch.tree != nil {
+			closeTree(ch.tree)
+			ch.tree = nil
+			ch.mem -= treeBytesPerSourceByte * ch.size
+			c.used -= treeBytesPerSourceByte * ch.size
+		}
+		ent.cold += ch.mem
+	}
+	c.coldUsed += ent.cold
+	ent.chill = true
+	c.relink(ent, c.cold.PushFront(ent))
+}
+
+// warm moves a chilled entry back to the front of the hot list.
+func (c *stateCache) warm(e *list.Element) {
+	ent := c.cold.Remove(e).(*cacheEntry)
+	c.coldUsed -= ent.cold
+	ent.cold, ent.chill = 0, false
+	c.relink(ent, c.lru.PushFront(ent))
+}
+
+// relink points the maps at an entry's new list element.
+func (c *stateCache) relink(ent *cacheEntry, e *list.Element) {
+	c.byKey[ent.key] = e
+	switch {
+	case ent.path == "":
+	case ent.prev:
+		c.prev[ent.path] = e
+	default:
+		c.latest[ent.path] = e
 	}
 }
 
@@ -142,7 +215,14 @@ func (c *stateCache) unlatest(ent *cacheEntry) {
 }
 
 func (c *stateCache) remove(e *list.Element) {
-	ent := c.lru.Remove(e).(*cacheEntry)
+	ent := e.Value.(*cacheEntry)
+	if ent.chill {
+		c.cold.Remove(e)
+		c.coldUsed -= ent.cold
+		ent.cold, ent.chill = 0, false
+	} else {
+		c.lru.Remove(e)
+	}
 	delete(c.byKey, ent.key)
 	c.unlatest(ent)
 	ent.state.release()
@@ -152,6 +232,9 @@ func (c *stateCache) clear() {
 	for c.lru.Len() > 0 {
 		c.remove(c.lru.Back())
 	}
+	for c.cold.Len() > 0 {
+		c.remove(c.cold.Back())
+	}
 }
 
-func (c *stateCache) len() int { return c.lru.Len() }
+func (c *stateCache) len() int { return c.lru.Len() + c.cold.Len() }

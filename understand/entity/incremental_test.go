@@ -2,6 +2,7 @@ package entity
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
@@ -702,13 +703,15 @@ func TestChangesCacheBounded(t *testing.T) {
 		// only trees.
 		used, trees := 0, 0
 		seen := map[*chunk]bool{}
-		for e := states.lru.Front(); e != nil; e = e.Next() {
-			for _, ch := range e.Value.(*cacheEntry).state.chunks {
-				if !seen[ch] {
-					seen[ch] = true
-					used += ch.mem
-					if ch.tree != nil {
-						trees++
+		for _, l := range []*list.List{&states.lru, &states.cold} {
+			for e := l.Front(); e != nil; e = e.Next() {
+				for _, ch := range e.Value.(*cacheEntry).state.chunks {
+					if !seen[ch] {
+						seen[ch] = true
+						used += ch.mem
+						if ch.tree != nil {
+							trees++
+						}
 					}
 				}
 			}
@@ -726,6 +729,58 @@ func TestChangesCacheBounded(t *testing.T) {
 	p.Close()
 	if live := liveTrees.Load() - trees0; live != 0 {
 		t.Errorf("%d trees live after Close", live)
+	}
+}
+
+// TestChangesChilledLatest changes many files under a budget that keeps
+// few trees: the latest version of each path is chilled, not dropped, so
+// a path's next change finds its old version and parses what it touches,
+// not the whole file; the cold list stays within its budget, and Close
+// frees every tree.
+func TestChangesChilledLatest(t *testing.T) {
+	trees0 := liveTrees.Load()
+	c := newChecker(t, "C")
+	states := c.inc.incremental().states
+	states.budget = 64 << 10
+	fn := func(name string, v int) string {
+		return fmt.Sprintf("int %s(int x)\n{\n    if (x > %d) {\n        return x * %d;\n    }\n    return %d;\n}\n\n", name, v, v, v)
+	}
+	file := func(i, v int) []byte {
+		var b strings.Builder
+		for k := range 40 {
+			b.WriteString(fn(fmt.Sprintf("f%d_%d", i, k), v+k))
+		}
+		return []byte(b.String())
+	}
+	const paths = 30
+	vs := make([]Version, paths)
+	for i := range vs {
+		vs[i] = version(fmt.Sprintf("p%d.c", i), file(i, 0))
+		c.step("add", version(vs[i].Path, nil), vs[i], 0)
+	}
+	if states.cold.Len() == 0 {
+		t.Fatal("no latest version was chilled")
+	}
+	for round := 1; round <= 3; round++ {
+		for i := range vs {
+			old := vs[i]
+			if states.get("C\x00"+old.Hash) == nil {
+				t.Fatalf("round %d: %s's latest version was dropped", round, old.Path)
+			}
+			src := bytes.Replace(old.Src, []byte("return 5;"), []byte(fmt.Sprintf("return 5 + %d;", round)), 1)
+			vs[i] = version(old.Path, src)
+			c.step("change", old, vs[i], 0)
+		}
+		if states.coldUsed > states.coldBudget {
+			t.Fatalf("cold entries hold %d bytes, budget %d", states.coldUsed, states.coldBudget)
+		}
+	}
+	c.inc.Close()
+	if live := liveTrees.Load() - trees0; live != 0 {
+		t.Errorf("%d trees live after Close", live)
+	}
+	if states.used != 0 || states.srcUsed != 0 || states.coldUsed != 0 {
+		t.Errorf("after Close: used %d, sources %d, cold %d", states.used, states.srcUsed, states.coldUsed)
 	}
 }
 
