@@ -39,7 +39,9 @@ type Version struct {
 // run only there, or parsed from scratch when they have no tree yet (a
 // chunk of a version parsed whole has none). Trees are kept within
 // treeCacheBytes of estimated C memory (22 to 37 bytes per source byte, by
-// language), least recently used versions first out; Close frees them.
+// language), least recently used versions first out, except that a
+// path's latest version only loses its trees (see stateCache); Close frees
+// them.
 //
 // The hunks must describe old → new (git's, with any context). If they
 // do not, the edits are found from the bytes, slower but as exact.
