@@ -11,7 +11,7 @@ import (
 const treeCacheBytes = 256 << 20
 
 // coldCacheBytes bounds the sources and items of the paths' latest
-// versions that the state cache keeps without trees (see chill).
+// versions that the state cache keeps without trees (see stateCache.chilled).
 const coldCacheBytes = 32 << 20
 
 // incState is what a Parser keeps for Changes.
