@@ -165,3 +165,39 @@ func TestRefsPeelTags(t *testing.T) {
 		t.Errorf("tags not listed: %v", want)
 	}
 }
+
+// TestOpenPackBadFiles: an empty or corrupt index, or an index without
+// its pack, fails to open with an error that names the file.
+func TestOpenPackBadFiles(t *testing.T) {
+	g := gittest.Generate(t, 10, 5)
+	g.Git("repack", "-adq")
+	idxs, _ := filepath.Glob(filepath.Join(g.Dir, ".git", "objects", "pack", "*.idx"))
+	if len(idxs) != 1 {
+		t.Fatalf("indexes: %v", idxs)
+	}
+	good, err := os.ReadFile(idxs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := openPack(idxs[0])
+	if err != nil {
+		t.Fatalf("the repository's own pack: %v", err)
+	}
+	(&packReader{packs: []*pack{p}}).close()
+	dir := t.TempDir()
+	cases := map[string][]byte{"empty": {}, "corrupt": good[:len(good)/2], "no pack": good}
+	for name, data := range cases {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".idx")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if name != "no pack" {
+			// A pack beside it, so that only the index is at fault.
+			os.WriteFile(strings.TrimSuffix(path, ".idx")+".pack", []byte("PACK"), 0o644)
+		}
+		_, err := openPack(path)
+		if err == nil || !strings.Contains(err.Error(), filepath.Base(strings.TrimSuffix(path, ".idx"))) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
