@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -56,6 +57,22 @@ func FuzzLocalEmbed(f *testing.F) {
 		}
 		if len(v[0]) != 64 || math.Abs(norm(v[0])-1) > 1e-4 {
 			t.Fatalf("%q: %d dims, norm %v", s, len(v[0]), norm(v[0]))
+		}
+	})
+}
+
+// splitIdent's ASCII path slices the word; it must split exactly as the
+// rune path does.
+func FuzzSplitIdent(f *testing.F) {
+	for _, s := range []string{"parseConfig", "HTTPServer", "sha256sum", "_a__b_", "getURLForID", "A1b2C3", "ABc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, w string) {
+		if !isASCII(w) {
+			return
+		}
+		if a, r := splitASCIIIdent(w), splitRuneIdent(w); !slices.Equal(a, r) {
+			t.Fatalf("%q: ASCII path %q, rune path %q", w, a, r)
 		}
 	})
 }

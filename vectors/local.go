@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // localVersion changes whenever the local embedder's features change, so
@@ -65,38 +66,82 @@ func (l *Local) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 		return nil, err
 	}
 	out := make([][]float32, len(texts))
+	var scratch bag
 	for i, t := range texts {
 		if i%256 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		out[i] = l.vector(t)
+		out[i] = l.vectorInto(t, &scratch)
 	}
 	return out, nil
 }
 
-// feature accumulates one hashed feature's weight and count.
+// feature is one hashed feature: its weight (its first occurrence's: a
+// trigram's weight depends on the length of the word it came from) and how
+// often it occurs.
 type feature struct {
-	weight float64
-	tf     int
+	h  uint64
+	w  float64
+	tf int
 }
 
-type bag map[uint64]*feature
+// bag collects a text's features in the order they first occur, found
+// again through an open-addressing table of their indexes. Summing the
+// vector in that order makes it the same in every process: summed in a
+// map's random order, the floats differed in their last bits from run to
+// run. The table is reused from text to text.
+type bag struct {
+	feats []feature
+	slots []int32 // index+1 into feats; 0 is empty
+	mask  uint64
+}
 
-func (b bag) add(h uint64, w float64) {
-	f := b[h]
-	if f == nil {
-		f = &feature{weight: w}
-		b[h] = f
+// reset empties the bag for a text of at most n features.
+func (b *bag) reset(n int) {
+	size := 64
+	for size < 2*n {
+		size *= 2
 	}
-	f.tf++
+	if len(b.slots) < size {
+		b.slots = make([]int32, size)
+	} else {
+		clear(b.slots[:size])
+	}
+	b.mask = uint64(size - 1)
+	b.feats = b.feats[:0]
+}
+
+func (b *bag) add(h uint64, w float64) {
+	for i := h & b.mask; ; i = (i + 1) & b.mask {
+		k := b.slots[i]
+		if k == 0 {
+			b.feats = append(b.feats, feature{h: h, w: w, tf: 1})
+			b.slots[i] = int32(len(b.feats))
+			return
+		}
+		if f := &b.feats[k-1]; f.h == h {
+			f.tf++
+			return
+		}
+	}
 }
 
 // vector embeds one non-blank text.
 func (l *Local) vector(text string) []float32 {
+	var b bag
+	return l.vectorInto(text, &b)
+}
+
+// vectorInto embeds one non-blank text, using b as scratch space.
+func (l *Local) vectorInto(text string, b *bag) []float32 {
 	text = clip(text, maxLocalText)
 	var t terms
 	analyze(text, &t)
-	b := make(bag, 4*len(t.stems)+len(t.idents)+1)
+	n := len(t.idents) + 1
+	for _, s := range t.stems {
+		n += 3 + len(s) // stem, concept, bigram and at most len(s) trigrams
+	}
+	b.reset(n)
 	for _, id := range t.idents {
 		b.add(hashOf('I', id, ""), identWeight)
 	}
@@ -114,17 +159,20 @@ func (l *Local) vector(text string) []float32 {
 		}
 		addTrigrams(b, s)
 	}
-	if len(b) == 0 {
+	if len(b.feats) == 0 {
 		// Only function words or symbols: the text itself is the feature.
 		b.add(hashOf('S', strings.ToLower(strings.TrimSpace(text)), ""), stemWeight)
 	}
 	v := make([]float32, l.dims)
-	for h, f := range b {
-		x := f.weight * (1 + math.Log(float64(f.tf)))
-		if h>>63 == 1 {
+	for _, f := range b.feats {
+		x := f.w
+		if f.tf > 1 {
+			x *= 1 + math.Log(float64(f.tf))
+		}
+		if f.h>>63 == 1 {
 			x = -x
 		}
-		v[(h&(1<<62-1))%uint64(l.dims)] += float32(x)
+		v[(f.h&(1<<62-1))%uint64(l.dims)] += float32(x)
 	}
 	if normalize(v) != nil {
 		// Every feature cancelled out in its bucket: keep a fixed unit
@@ -136,7 +184,32 @@ func (l *Local) vector(text string) []float32 {
 
 // addTrigrams adds the character trigrams of "^stem$" for stems of four
 // runes or more, weighted so that together they count trigramWeight.
-func addTrigrams(b bag, s string) {
+func addTrigrams(b *bag, s string) {
+	if !isASCII(s) {
+		addTrigramsRunes(b, s)
+		return
+	}
+	if len(s) < 4 {
+		return
+	}
+	n := len(s)
+	w := trigramWeight / math.Sqrt(float64(n))
+	// The first and last trigrams hold the markers; the others are
+	// substrings, hashed in place.
+	var buf [3]byte
+	buf[0] = '^'
+	copy(buf[1:], s[:2])
+	b.add(hashOf('T', string(buf[:]), ""), w)
+	for i := 0; i+3 <= len(s); i++ {
+		b.add(hashOf('T', s[i:i+3], ""), w)
+	}
+	copy(buf[:2], s[len(s)-2:])
+	buf[2] = '$'
+	b.add(hashOf('T', string(buf[:]), ""), w)
+}
+
+// addTrigramsRunes is addTrigrams for any UTF-8 stem: trigrams of runes.
+func addTrigramsRunes(b *bag, s string) {
 	rs := []rune("^" + s + "$")
 	if len(rs) < 6 {
 		return
@@ -146,6 +219,15 @@ func addTrigrams(b bag, s string) {
 	for i := 0; i < n; i++ {
 		b.add(hashOf('T', string(rs[i:i+3]), ""), w)
 	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // hashOf is 64-bit FNV-1a of kind, a, a separator and b: stable across

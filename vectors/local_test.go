@@ -119,6 +119,37 @@ func TestLocalDeterministic(t *testing.T) {
 	}
 }
 
+// The same text gives the same bits every time, alone or after other
+// texts in one call: a long text puts many features in each bucket, whose
+// float sum depends on the order they are added in. (Summed in a map's
+// order, these vectors differed in their last bits from call to call.)
+func TestLocalBitIdentical(t *testing.T) {
+	ctx := context.Background()
+	var long strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&long, "retry handler%d after timeout in parseConfig_%d; ", i, i*7)
+	}
+	texts := []string{long.String(), "Fix race in the sync daemon", "Исправить гонку при синхронизации"}
+	e := NewLocal(0)
+	first, err := e.Embed(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 20 {
+		for i, text := range texts {
+			alone, err := e.Embed(ctx, []string{text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range first[i] {
+				if math.Float32bits(alone[0][k]) != math.Float32bits(first[i][k]) {
+					t.Fatalf("round %d, text %d, dim %d: %v, first %v", round, i, k, alone[0][k], first[i][k])
+				}
+			}
+		}
+	}
+}
+
 func TestLocalErrors(t *testing.T) {
 	e := NewLocal(64)
 	if vecs, err := e.Embed(context.Background(), nil); err != nil || len(vecs) != 0 {

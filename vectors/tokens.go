@@ -85,6 +85,14 @@ func noise(w string) bool {
 // changes ("parseConfig"), the end of an acronym ("HTTPServer") and
 // letter/digit boundaries ("sha256").
 func splitIdent(w string) []string {
+	if isASCII(w) {
+		return splitASCIIIdent(w)
+	}
+	return splitRuneIdent(w)
+}
+
+// splitRuneIdent is splitIdent for any UTF-8 word.
+func splitRuneIdent(w string) []string {
 	var parts []string
 	rs := []rune(w)
 	start := 0
@@ -115,6 +123,43 @@ func splitIdent(w string) []string {
 	flush(len(rs))
 	return parts
 }
+
+// splitASCIIIdent is splitIdent for an ASCII word, with the parts sliced
+// from it rather than copied.
+func splitASCIIIdent(w string) []string {
+	var parts []string
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			parts = append(parts, w[start:end])
+		}
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c == '_' {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := w[i-1]
+		switch {
+		case isUpperASCII(c) && isLowerASCII(prev),
+			isDigitASCII(c) != isDigitASCII(prev),
+			isUpperASCII(c) && isUpperASCII(prev) && i+1 < len(w) && isLowerASCII(w[i+1]):
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(w))
+	return parts
+}
+
+func isUpperASCII(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLowerASCII(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigitASCII(c byte) bool { return '0' <= c && c <= '9' }
 
 // stem reduces an English word with a few suffix rules (a light Porter
 // step 1 and the final e/y), a Cyrillic word by its inflection endings.
