@@ -218,3 +218,24 @@ func (g *Graph) Size(ctx context.Context) (quads, values int64, err error) {
 	}
 	return st.Quads.Size, st.Nodes.Size, nil
 }
+
+// EachQuad calls fn with every stored quad, hidden ones included, in the
+// store's order: for exports and for comparing two graphs. It stops at
+// fn's first error.
+func (g *Graph) EachQuad(ctx context.Context, fn func(quad.Quad) error) error {
+	qs, err := g.store()
+	if err != nil {
+		return err
+	}
+	it := qs.QuadsAllIterator()
+	defer it.Close()
+	for it.Next(ctx) {
+		if err := fn(qs.Quad(it.Result())); err != nil {
+			return err
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("read quads: %w", err)
+	}
+	return ctx.Err()
+}
