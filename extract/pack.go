@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/klauspost/compress/zlib"
 )
 
@@ -231,7 +230,7 @@ func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte
 	if err != nil {
 		return 0, nil, err
 	}
-	data, err := packfile.PatchDelta(base.data, delta)
+	data, err := patchDelta(base.data, delta)
 	if err != nil {
 		return 0, nil, fmt.Errorf("delta at %d: %w", off, err)
 	}
