@@ -24,6 +24,10 @@ type Writer struct {
 	// keys until Flush.
 	search []searchPending
 	lookup []lookupPending
+	// notes and entityChanges hold the arguments of design-note and
+	// entity-change rows until Flush, which inserts them many per
+	// statement.
+	notes, entityChanges []any
 }
 
 // NewWriter prepares the insert statements in tx; Close them with Close.
@@ -62,10 +66,8 @@ var insertSQL = map[string]string{
 	"hunk":   `INSERT INTO hunks VALUES (?,?,?,?,?,?,?)`,
 	"issue":  `INSERT OR IGNORE INTO issue_refs VALUES (?,?,?,?,?,?,?)`,
 	"blob":   `INSERT OR REPLACE INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`,
-	"note":   `INSERT INTO design_notes VALUES (?,?,?,?,?,?,?,?)`,
 	"entity": `INSERT INTO entities(key, path, qualified, name, kind, language) VALUES (?,?,?,?,?,?)
 		ON CONFLICT(key) DO UPDATE SET key = excluded.key RETURNING id`,
-	"entity_change": `INSERT OR IGNORE INTO entity_changes VALUES (?,?,?,?,?,?,?)`,
 }
 
 // InsertCommit writes a commit, its parents, file changes, hunks, issue
@@ -180,9 +182,7 @@ func (w *Writer) InsertPrepared(ctx context.Context, u *model.Understood, p *Pre
 	}
 	for i, n := range u.Notes {
 		ents, _ := json.Marshal(n.Entities)
-		if _, err := w.stmts["note"].ExecContext(ctx, id, i, n.Source, n.Path, n.Line, n.Marker, n.Text, string(ents)); err != nil {
-			return fmt.Errorf("insert design note of %s: %w", c.Hash, err)
-		}
+		w.notes = append(w.notes, id, i, n.Source, n.Path, n.Line, n.Marker, n.Text, string(ents))
 	}
 	if err := w.insertEntities(ctx, id, u.Entities); err != nil {
 		return err

@@ -56,10 +56,8 @@ func (w *Writer) insertEntities(ctx context.Context, id int64, changes []model.E
 				return err
 			}
 		}
-		if _, err := w.stmts["entity_change"].ExecContext(ctx, id, eid, e.Action, e.StartLine, e.EndLine,
-			e.Signature, replaces); err != nil {
-			return fmt.Errorf("insert entity change %s: %w", e.Key(), err)
-		}
+		w.entityChanges = append(w.entityChanges, id, eid, e.Action, e.StartLine, e.EndLine,
+			e.Signature, replaces)
 	}
 	return nil
 }
