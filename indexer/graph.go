@@ -163,12 +163,21 @@ func (s *Syncer) writeDerived(ctx context.Context, us []*model.Understood) error
 	return nil
 }
 
+// markGraphed marks commits graphed, many per statement: a statement per
+// commit cost 0.9 s of CPU over git/git's 82k commits.
 func (s *Syncer) markGraphed(ctx context.Context, hashes []string) error {
+	const chunk = 500
 	return s.st.Tx(ctx, func(tx *sql.Tx) error {
-		for _, h := range hashes {
-			if _, err := tx.ExecContext(ctx, `UPDATE commits SET graphed = 1 WHERE hash = ?`, h); err != nil {
+		for len(hashes) > 0 {
+			n := min(len(hashes), chunk)
+			args := make([]any, n)
+			for i, h := range hashes[:n] {
+				args[i] = h
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE commits SET graphed = 1 WHERE hash IN (`+store.Marks(n)+`)`, args...); err != nil {
 				return fmt.Errorf("mark graphed: %w", err)
 			}
+			hashes = hashes[n:]
 		}
 		return nil
 	})

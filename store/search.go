@@ -252,7 +252,7 @@ func newMultiInsert(what, prefix string, cols int) *multiInsert {
 
 // statement inserts n rows.
 func (m *multiInsert) statement(n int) string {
-	row := "(" + strings.TrimSuffix(strings.Repeat("?,", m.cols), ",") + "),"
+	row := "(" + Marks(m.cols) + "),"
 	return m.prefix + strings.TrimSuffix(strings.Repeat(row, n), ",")
 }
 
