@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	cgraph "github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/cayley/graph/kv"
 	"github.com/cayleygraph/quad"
 )
 
@@ -147,15 +148,11 @@ func planEdges(ctx context.Context, qs cgraph.QuadStore, tx *cgraph.Transaction,
 		}
 		conf[k] = c
 	}
-	refs := make(map[string]cgraph.Ref)
-	ref := func(iri string) cgraph.Ref {
-		r, ok := refs[iri]
-		if !ok {
-			r = refOf(qs, quad.IRI(iri))
-			refs[iri] = r
-		}
-		return r
+	refs, err := refsOf(ctx, qs, edges)
+	if err != nil {
+		return err
 	}
+	ref := func(iri string) cgraph.Ref { return refs[iri] }
 	n := newNamer(qs)
 	for _, from := range froms {
 		stored, err := storedEdges(ctx, qs, n, ref(from))
@@ -179,6 +176,40 @@ func planEdges(ctx context.Context, qs cgraph.QuadStore, tx *cgraph.Transaction,
 		}
 	}
 	return nil
+}
+
+// refsOf returns the refs of the edges' ends and types, nil for values
+// the store has never seen. A store that can batch reads them in one
+// transaction: one read transaction per value was 40% of planEdges' time
+// on bolt.
+func refsOf(ctx context.Context, qs cgraph.QuadStore, edges []Edge) (map[string]cgraph.Ref, error) {
+	refs := make(map[string]cgraph.Ref, 2*len(edges))
+	var vals []quad.Value
+	for _, e := range edges {
+		for _, iri := range [...]string{e.From, e.Type, e.To} {
+			if _, ok := refs[iri]; !ok {
+				refs[iri] = nil
+				vals = append(vals, quad.IRI(iri))
+			}
+		}
+	}
+	bq, ok := qs.(cgraph.BatchQuadStore)
+	if !ok {
+		for _, v := range vals {
+			refs[string(v.(quad.IRI))] = refOf(qs, v)
+		}
+		return refs, nil
+	}
+	rs, err := bq.RefsOf(ctx, vals)
+	if err != nil {
+		return nil, fmt.Errorf("graph refs: %w", err)
+	}
+	for i, r := range rs {
+		if !isNil(r) && r != cgraph.Ref(kv.Int64Value(0)) {
+			refs[string(vals[i].(quad.IRI))] = r
+		}
+	}
+	return refs, nil
 }
 
 // storedEdges maps (predicate, object) refs of from's stored edges to their labels.
