@@ -9,6 +9,7 @@ import (
 
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/queue"
 	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/vectors"
 )
@@ -97,66 +98,75 @@ func fileEdges(id string, fc model.FileChange) []graph.Edge {
 // graphBatches is how many written batches the graph stage gathers into
 // one write: each of Cayley's bolt transactions rewrites every page its
 // quads touch and syncs the file, so fewer and larger ones cost less.
-const graphBatches = 4
+const graphBatches = 8
+
+// derivedWrite is what the graph stage writes for some commits: their
+// graph edges and vector documents, taken from the commits as they come,
+// so that the commits themselves (diffs and all) are not kept waiting.
+type derivedWrite struct {
+	edges  []graph.Edge
+	docs   []vectors.Doc
+	hashes []string
+}
+
+// addDerived takes the edges and documents of the commits of a written batch.
+func (s *Syncer) addDerived(w *derivedWrite, batch []outcome) {
+	for _, o := range batch {
+		if o.err != nil {
+			continue
+		}
+		if s.opts.Graph != nil {
+			w.edges = append(w.edges, edgesOf(o.commit)...)
+		}
+		if s.opts.Vectors != nil {
+			w.docs = append(w.docs, vectors.CommitDocs(o.commit)...)
+		}
+		w.hashes = append(w.hashes, o.item.Hash)
+	}
+}
 
 // graphStage writes the graph edges and vector documents of the batches
 // the writer has committed, graphBatches at a time.
 func (s *Syncer) graphStage(ctx context.Context, written <-chan []outcome) error {
-	var pending []outcome
+	var pending derivedWrite
 	for b := range written {
-		pending = append(pending, b...)
-		if len(pending) >= graphBatches*s.opts.BatchSize {
-			if err := s.writeGraph(ctx, pending); err != nil {
+		s.addDerived(&pending, b)
+		if len(pending.hashes) >= graphBatches*s.opts.BatchSize {
+			if err := s.writeGraph(ctx, &pending); err != nil {
 				return err
 			}
-			pending = nil
+			pending = derivedWrite{}
 		}
 	}
-	return s.writeGraph(ctx, pending)
+	return s.writeGraph(ctx, &pending)
 }
 
-// writeGraph writes the edges of a batch whose metadata is committed, then
-// marks the commits graphed. A crash in between leaves them unmarked, and
-// syncGraph writes them again (writes are idempotent).
-func (s *Syncer) writeGraph(ctx context.Context, batch []outcome) error {
-	var us []*model.Understood
-	var hashes []string
-	for _, o := range batch {
-		if o.err == nil {
-			us = append(us, o.commit)
-			hashes = append(hashes, o.item.Hash)
-		}
-	}
-	if len(hashes) == 0 {
+// writeGraph writes the edges and documents of commits whose metadata is
+// committed, then marks the commits graphed. A crash in between leaves them
+// unmarked, and syncGraph writes them again (writes are idempotent).
+func (s *Syncer) writeGraph(ctx context.Context, w *derivedWrite) error {
+	if len(w.hashes) == 0 {
 		return nil
 	}
-	if err := s.writeDerived(ctx, us); err != nil {
+	if err := s.writeDerived(ctx, w); err != nil {
 		return err
 	}
-	return s.markGraphed(ctx, hashes)
+	return s.markGraphed(ctx, w.hashes)
 }
 
 // derived reports whether any store derived from SQLite is configured.
 func (s *Syncer) derived() bool { return s.opts.Graph != nil || s.opts.Vectors != nil }
 
-// writeDerived writes commits' edges to the graph and their documents to
-// the vector index. Both writes are idempotent.
-func (s *Syncer) writeDerived(ctx context.Context, us []*model.Understood) error {
+// writeDerived writes edges to the graph and documents to the vector
+// index. Both writes are idempotent.
+func (s *Syncer) writeDerived(ctx context.Context, w *derivedWrite) error {
 	if g := s.opts.Graph; g != nil {
-		var es []graph.Edge
-		for _, u := range us {
-			es = append(es, edgesOf(u)...)
-		}
-		if err := g.Write(ctx, nil, es); err != nil {
+		if err := g.Write(ctx, nil, w.edges); err != nil {
 			return err
 		}
 	}
 	if v := s.opts.Vectors; v != nil {
-		var docs []vectors.Doc
-		for _, u := range us {
-			docs = append(docs, vectors.CommitDocs(u)...)
-		}
-		if err := v.Upsert(ctx, docs); err != nil {
+		if err := v.Upsert(ctx, w.docs); err != nil {
 			return fmt.Errorf("vectors: %w", err)
 		}
 	}
@@ -211,7 +221,7 @@ func (s *Syncer) syncGraph(ctx context.Context) error {
 			return err
 		}
 		var hide, show, hashes, gone []string
-		var us []*model.Understood
+		var w derivedWrite
 		for _, r := range rows {
 			hashes = append(hashes, r.hash)
 			if r.rewritten {
@@ -224,9 +234,9 @@ func (s *Syncer) syncGraph(ctx context.Context) error {
 				return fmt.Errorf("graph replay: %w", err)
 			}
 			show = append(show, CommitNode(r.hash))
-			us = append(us, u)
+			s.addDerived(&w, []outcome{{item: queue.Item{Hash: r.hash}, commit: u}})
 		}
-		if err := s.writeDerived(ctx, us); err != nil {
+		if err := s.writeDerived(ctx, &w); err != nil {
 			return err
 		}
 		if g := s.opts.Graph; g != nil {
