@@ -1,6 +1,7 @@
 package understand
 
 import (
+	"iter"
 	"math"
 	"path"
 	"regexp"
@@ -463,14 +464,15 @@ func clsScoreMessage(c *model.Commit, kinds []clsKind, s *clsScores) {
 		}
 		p := clsSplitPrefix(subject)
 		// The object of a "fix:" type is the description's first words.
-		objects := clsObjectAt(strings.Fields(clsNormalize(clsProse(p.desc))), clsPrefixObjectWindow)
+		words := clsProseWords(p.desc)
+		objects := clsObjectAt(words, clsPrefixObjectWindow)
 		for _, h := range p.hints {
 			if h.t == model.Bugfix && objects {
 				h.w = clsFixObjectPrefixWeight // "fix: typo in README"
 			}
 			s.add(h.t, h.w)
 		}
-		clsScoreWords(p.desc, 1, ctx, s)
+		clsScoreWordsOf(p.desc, words, 1, ctx, s)
 		clsScoreVersions(subject, 1, s)
 	}
 	text, trailers := clsSplitTrailers(body)
@@ -486,8 +488,7 @@ func clsScoreMessage(c *model.Commit, kinds []clsKind, s *clsScores) {
 		clsSecIDRe.MatchString(msg) {
 		s.add(model.Security, 3)
 	}
-	if (strings.Contains(low, "no ") || strings.Contains(low, "nfc") || strings.Contains(low, "refactor")) &&
-		clsNoChangeRe.MatchString(msg) {
+	if clsMayStateNoChange(low) && clsNoChangeRe.MatchString(msg) {
 		s.add(model.Refactor, 2)
 	}
 	clsScoreAuthor(c.Author, s)
@@ -498,10 +499,11 @@ func clsScoreVersions(text string, weight float64, s *clsScores) {
 	if !strings.ContainsAny(text, "0123456789") || !strings.Contains(text, "to ") && !strings.Contains(text, "TO ") {
 		return
 	}
+	fromTo, toVer := clsMayNameVersions(text)
 	switch {
-	case clsFromToRe.MatchString(text):
+	case fromTo && clsFromToRe.MatchString(text):
 		s.add(model.Dependency, 1.5*weight)
-	case clsToVerRe.MatchString(text):
+	case toVer && clsToVerRe.MatchString(text):
 		s.add(model.Dependency, 1*weight)
 	}
 }
@@ -523,23 +525,55 @@ func clsSplitTrailers(body string) (text string, trailers []string) {
 	if !strings.Contains(body, ":") {
 		return body, nil
 	}
+	// The prose is body less the trailer lines: the runs of lines between
+	// them are copied only when there is more than one.
 	var b strings.Builder
-	for line := range strings.Lines(body) {
-		t := strings.TrimSpace(line)
-		if i := strings.Index(t, ": "); i < 1 || i > 40 {
-			b.WriteString(line)
-			continue
+	first, runs := "", 0
+	keep := func(run string) {
+		if run == "" {
+			return
 		}
-		if m := clsTrailerRe.FindStringSubmatch(t); m != nil {
-			key := strings.ToLower(m[1])
-			if strings.Contains(key, "-") || clsTrailerKeys[key] {
-				trailers = append(trailers, t)
-				continue
-			}
+		switch runs++; runs {
+		case 1:
+			first = run
+		case 2:
+			b.WriteString(first)
+			fallthrough
+		default:
+			b.WriteString(run)
 		}
-		b.WriteString(line)
 	}
-	return b.String(), trailers
+	start := 0 // where the current run began
+	for pos := 0; pos < len(body); {
+		end := len(body)
+		if k := strings.IndexByte(body[pos:], '\n'); k >= 0 {
+			end = pos + k + 1
+		}
+		if t := strings.TrimSpace(body[pos:end]); clsIsTrailer(t) {
+			keep(body[start:pos])
+			trailers = append(trailers, t)
+			start = end
+		}
+		pos = end
+	}
+	keep(body[start:])
+	if runs > 1 {
+		return b.String(), trailers
+	}
+	return first, trailers
+}
+
+// clsIsTrailer reports whether a trimmed line is a trailer.
+func clsIsTrailer(t string) bool {
+	if i := strings.Index(t, ": "); i < 1 || i > 40 {
+		return false
+	}
+	m := clsTrailerRe.FindStringSubmatch(t)
+	if m == nil {
+		return false
+	}
+	key := strings.ToLower(m[1])
+	return strings.Contains(key, "-") || clsTrailerKeys[key]
 }
 
 // clsScoreTrailers adds bugfix evidence from kernel-style trailers.
@@ -683,13 +717,35 @@ type clsPattern struct {
 
 // clsWordIndex finds the patterns that occur in a text by its words, not
 // by scanning the text once per pattern: exact first words through a map,
-// one-word stems through buckets keyed by their first two bytes.
+// one-word stems through buckets keyed by their first two bytes. Most
+// words are in neither map; a bit per hashed key tells them before the
+// map lookups.
 type clsWordIndex struct {
-	pats  []clsPattern
-	exact map[string][]int
-	stems map[string][]int
-	raw   []int
+	pats      []clsPattern
+	exact     map[string][]int
+	stems     map[string][]int
+	raw       []int
+	exactBits clsBits // by clsWordHash of exact's keys
+	stemBits  clsBits // by clsStemKey of stems' keys
 }
+
+// clsBits is a set of uint16.
+type clsBits [1 << 16 / 64]uint64
+
+func (b *clsBits) add(k uint16)      { b[k/64] |= 1 << (k % 64) }
+func (b *clsBits) has(k uint16) bool { return b[k/64]&(1<<(k%64)) != 0 }
+
+// clsWordHash is the FNV-1a hash of w, folded to 16 bits.
+func clsWordHash(w string) uint16 {
+	h := uint32(2166136261)
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint32(w[i])) * 16777619
+	}
+	return uint16(h ^ h>>16)
+}
+
+// clsStemKey is a word's first two bytes, the stems map's key.
+func clsStemKey(w string) uint16 { return uint16(w[0])<<8 | uint16(w[1]) }
 
 // clsMaxPatterns bounds an index, so that matched patterns fit a bitset.
 const clsMaxPatterns = 1024
@@ -714,8 +770,10 @@ func clsNewIndex(rows ...clsWordRow) *clsWordIndex {
 						panic("understand: stem too short: " + p)
 					}
 					ix.stems[pat.words[0][:2]] = append(ix.stems[pat.words[0][:2]], i)
+					ix.stemBits.add(clsStemKey(pat.words[0]))
 				} else {
 					ix.exact[pat.words[0]] = append(ix.exact[pat.words[0]], i)
+					ix.exactBits.add(clsWordHash(pat.words[0]))
 				}
 			}
 			ix.pats = append(ix.pats, pat)
@@ -738,12 +796,14 @@ func (ix *clsWordIndex) each(words []string, low string, fn func(p *clsPattern))
 		}
 	}
 	for k, w := range words {
-		for _, i := range ix.exact[w] {
-			if ix.pats[i].phraseAt(words[k:]) {
-				hit(i)
+		if ix.exactBits.has(clsWordHash(w)) {
+			for _, i := range ix.exact[w] {
+				if ix.pats[i].phraseAt(words[k:]) {
+					hit(i)
+				}
 			}
 		}
-		if len(w) >= 2 {
+		if len(w) >= 2 && ix.stemBits.has(clsStemKey(w)) {
 			for _, i := range ix.stems[w[:2]] {
 				if strings.HasPrefix(w, ix.pats[i].words[0]) {
 					hit(i)
@@ -756,6 +816,26 @@ func (ix *clsWordIndex) each(words []string, low string, fn func(p *clsPattern))
 			hit(i)
 		}
 	}
+}
+
+// hasWord reports whether a pattern occurs in the one word w: any of
+// words[i:i+1] without its closure and bitset.
+func (ix *clsWordIndex) hasWord(w string) bool {
+	if ix.exactBits.has(clsWordHash(w)) {
+		for _, i := range ix.exact[w] {
+			if len(ix.pats[i].words) == 1 {
+				return true // one word, no stem: w is it
+			}
+		}
+	}
+	if len(w) >= 2 && ix.stemBits.has(clsStemKey(w)) {
+		for _, i := range ix.stems[w[:2]] {
+			if strings.HasPrefix(w, ix.pats[i].words[0]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // any reports whether a pattern occurs in words.
@@ -836,14 +916,19 @@ func clsNormalize(s string) string {
 // clsScoreWords adds the wording evidence of text, each type's sum capped
 // at clsWordCap, times weight.
 func clsScoreWords(text string, weight float64, ctx clsWordContext, s *clsScores) {
-	text = clsProse(text)
-	if strings.TrimSpace(text) == "" {
+	clsScoreWordsOf(text, clsProseWords(text), weight, ctx, s)
+}
+
+// clsScoreWordsOf is clsScoreWords with text's words already split by
+// clsProseWords.
+func clsScoreWordsOf(text string, words []string, weight float64, ctx clsWordContext, s *clsScores) {
+	// Without words there is no evidence: every raw pattern has a letter.
+	if len(words) == 0 {
 		return
 	}
-	words := strings.Fields(clsNormalize(text))
 	low := ""
-	if strings.ContainsAny(text, "(+") { // only raw patterns need it
-		low = strings.ToLower(text)
+	if clsMayHaveRaw(text) { // only raw patterns need it
+		low = strings.ToLower(clsProse(text))
 	}
 	var part clsScores
 	clsWords.each(words, low, func(p *clsPattern) { part[p.t] += p.w })
@@ -868,8 +953,8 @@ func clsScoreWords(text string, weight float64, ctx clsWordContext, s *clsScores
 // non-bug object, clsFixObjectWeight if each is, 0 without any.
 func clsFixVerbWeight(words []string) float64 {
 	w := 0.0
-	for i := range words {
-		if !clsFixVerb.any(words[i : i+1]) {
+	for i, word := range words {
+		if !clsFixVerb.hasWord(word) {
 			continue
 		}
 		if !clsObjectAt(words[i+1:], clsObjectWindow) {
@@ -903,13 +988,87 @@ func clsProse(text string) string {
 			if j > 0 {
 				b.WriteByte(' ')
 			}
-			if !strings.Contains(tok, "_") && !strings.Contains(tok, "()") &&
-				!strings.Contains(tok, "::") && !strings.Contains(tok, "->") {
+			if !clsIsIdentifier(tok) {
 				b.WriteString(tok)
 			}
 		}
 	}
 	return b.String()
+}
+
+// clsProseWords returns strings.Fields(clsNormalize(clsProse(text)))
+// in one pass, without building either string: the words of the tokens
+// clsProse keeps. Tokens end at spaces and backticks, so no word spans
+// two of them; an identifier's words are dropped once it is recognised.
+// The words share one string.
+func clsProseWords(text string) []string {
+	buf := make([]byte, 0, len(text))
+	var ends []int // where each word ends in buf
+	code, inWord := false, false
+	tokBuf, tokEnds := 0, 0 // len(buf) and len(ends) where the token began
+	var prev byte           // the byte before c in the token, if ASCII
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			i, prev = i+n, 0
+			switch {
+			case code:
+			case unicode.IsLetter(r) || unicode.IsDigit(r):
+				buf, inWord = utf8.AppendRune(buf, unicode.ToLower(r)), true
+			case inWord:
+				ends, inWord = append(ends, len(buf)), false
+			}
+			continue
+		}
+		i++
+		switch {
+		case c == ' ' || c == '`':
+			if inWord {
+				ends, inWord = append(ends, len(buf)), false
+			}
+			code = code != (c == '`')
+			tokBuf, tokEnds, prev = len(buf), len(ends), 0
+			continue
+		case code:
+			continue
+		case c == '_' || c == ')' && prev == '(' || c == ':' && prev == ':' || c == '>' && prev == '-':
+			// An identifier (see clsIsIdentifier): drop it.
+			buf, ends, inWord = buf[:tokBuf], ends[:tokEnds], false
+			if k := strings.IndexAny(text[i:], " `"); k >= 0 {
+				i += k
+			} else {
+				i = len(text)
+			}
+			continue
+		}
+		prev = c
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			buf, inWord = append(buf, c), true
+		case 'A' <= c && c <= 'Z':
+			buf, inWord = append(buf, c+'a'-'A'), true
+		case inWord:
+			ends, inWord = append(ends, len(buf)), false
+		}
+	}
+	if inWord {
+		ends = append(ends, len(buf))
+	}
+	all := string(buf)
+	words := make([]string, len(ends))
+	start := 0
+	for i, end := range ends {
+		words[i] = all[start:end]
+		start = end
+	}
+	return words
+}
+
+// clsIsIdentifier reports whether clsProse drops tok as naming code.
+func clsIsIdentifier(tok string) bool {
+	return strings.Contains(tok, "_") || strings.Contains(tok, "()") ||
+		strings.Contains(tok, "::") || strings.Contains(tok, "->")
 }
 
 // clsContainsAtWord reports whether needle occurs in s not preceded by a
@@ -1168,52 +1327,134 @@ func clsScoreShape(changes []model.FileChange, kinds []clsKind, s *clsScores) {
 // clsScoreHunks adds the evidence of the changed lines themselves: only
 // white space changed (formatting), or only comments (documentation).
 func clsScoreHunks(changes []model.FileChange, s *clsScores) {
-	var added, removed []string
 	comments, lines, code := 0, 0, false
-	for _, fc := range changes {
-		for _, h := range fc.Hunks {
-			for line := range strings.Lines(h.Text) {
-				if len(line) == 0 || (line[0] != '+' && line[0] != '-') {
-					continue
-				}
-				if lines++; lines > clsHunkLineLimit {
-					return
-				}
-				body := strings.TrimSpace(line[1:])
-				switch {
-				case body == "":
-				case clsIsComment(body):
-					comments++
-				default:
-					code = true
-				}
-				if line[0] == '+' {
-					added = append(added, clsSqueeze(body))
-				} else {
-					removed = append(removed, clsSqueeze(body))
-				}
-			}
+	added, removed := 0, 0
+	for line := range clsChangedLines(changes) {
+		if lines++; lines > clsHunkLineLimit {
+			return
+		}
+		body := strings.TrimSpace(line[1:])
+		switch {
+		case body == "":
+		case clsIsComment(body):
+			comments++
+		default:
+			code = true
+		}
+		if line[0] == '+' {
+			added++
+		} else {
+			removed++
 		}
 	}
 	switch {
 	case lines == 0:
-	case len(added) == len(removed) && clsSameLines(added, removed):
+	case added == removed && clsOnlySpaceChanged(changes):
 		s.add(model.Cleanup, 2.5)
 	case !code && comments > 0:
 		s.add(model.Documentation, 2)
 	}
 }
 
+// clsChangedLines yields the added and removed lines of changes' hunks,
+// with their '+' or '-' and without the newline.
+func clsChangedLines(changes []model.FileChange) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, fc := range changes {
+			for _, h := range fc.Hunks {
+				for text := h.Text; text != ""; {
+					line := text
+					if k := strings.IndexByte(text, '\n'); k >= 0 {
+						line, text = text[:k], text[k+1:]
+					} else {
+						text = ""
+					}
+					if line != "" && (line[0] == '+' || line[0] == '-') && !yield(line) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// clsOnlySpaceChanged reports whether the added lines are the removed
+// ones in some order once white space is removed. clsScoreHunks calls it
+// only when there are at most clsHunkLineLimit changed lines.
+//
+// Equal multisets of lines have equal sums of hashes, so a difference of
+// the sums rules most changes out before any line is built and sorted.
+func clsOnlySpaceChanged(changes []model.FileChange) bool {
+	var diff uint64 // the added lines' hashes less the removed ones'
+	for line := range clsChangedLines(changes) {
+		if line[0] == '+' {
+			diff += clsSqueezeHash(line[1:])
+		} else {
+			diff -= clsSqueezeHash(line[1:])
+		}
+	}
+	if diff != 0 {
+		return false
+	}
+	var added, removed []string
+	for line := range clsChangedLines(changes) {
+		if line[0] == '+' {
+			added = append(added, clsSqueeze(line[1:]))
+		} else {
+			removed = append(removed, clsSqueeze(line[1:]))
+		}
+	}
+	return len(added) == len(removed) && clsSameLines(added, removed)
+}
+
+// clsSqueezeHash is the FNV-1a hash of the runes of clsSqueeze(s), without
+// building it: like strings.Map, it reads an invalid byte as U+FFFD.
+func clsSqueezeHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if !clsASCIISpace[c] {
+				h = (h ^ uint64(c)) * 1099511628211
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		if !unicode.IsSpace(r) {
+			h = (h ^ uint64(r)) * 1099511628211
+		}
+	}
+	return h
+}
+
+// clsASCIISpace holds the ASCII bytes unicode.IsSpace accepts.
+var clsASCIISpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
 // clsIsComment reports whether a trimmed, non-empty source line is a
 // comment.
 func clsIsComment(line string) bool {
-	for _, p := range []string{"//", "/*", "* ", "*/", "# ", "-- ", "<!--", "\"\"\"", ";;"} {
+	if !clsCommentFirst[line[0]] { // most lines: spare the prefixes
+		return false
+	}
+	for _, p := range clsCommentStarts {
 		if strings.HasPrefix(line, p) {
 			return true
 		}
 	}
 	return line == "#" || line == "*"
 }
+
+var clsCommentStarts = []string{"//", "/*", "* ", "*/", "# ", "-- ", "<!--", "\"\"\"", ";;"}
+
+// clsCommentFirst holds the first bytes of clsCommentStarts, "#" and "*".
+var clsCommentFirst = func() (first [256]bool) {
+	for _, p := range slices.Concat(clsCommentStarts, []string{"#", "*"}) {
+		first[p[0]] = true
+	}
+	return first
+}()
 
 // clsSqueeze removes all white space from s.
 func clsSqueeze(s string) string {

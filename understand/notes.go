@@ -169,7 +169,64 @@ var dnMarkers = []dnMarker{
 	{canon: "для совместимости", words: []string{"для", "совместимост*"}},
 }
 
-// dnMarkersByRune indexes dnMarkers by the first rune of their first word.
+// dnWord is a word of a dnMarker, compiled.
+type dnWord struct {
+	text string // without the stem's '*'
+	stem bool
+	// bounded: text ends in a word rune, so no word rune may follow it.
+	bounded bool
+}
+
+// dnMarkerWords are dnMarkers' words, compiled, by the markers' indices.
+var dnMarkerWords = func() [][]dnWord {
+	out := make([][]dnWord, len(dnMarkers))
+	for i, m := range dnMarkers {
+		for _, w := range m.words {
+			text := strings.TrimSuffix(w, "*")
+			last, _ := utf8.DecodeLastRuneInString(text)
+			out[i] = append(out[i], dnWord{text: text, stem: len(text) < len(w), bounded: dnIsWordRune(last)})
+		}
+	}
+	return out
+}()
+
+// dnMarkerNext is, by the markers' indices, the second byte of their
+// first word, or dnNextNonWord or dnNextAny when it has one byte: what the
+// byte after a word's first must be for the marker to match there.
+var dnMarkerNext = func() []int {
+	out := make([]int, len(dnMarkers))
+	for i, ws := range dnMarkerWords {
+		switch w := ws[0]; {
+		case len(w.text) >= 2:
+			out[i] = int(w.text[1])
+		case w.bounded && !w.stem: // "i"
+			out[i] = dnNextNonWord
+		default:
+			out[i] = dnNextAny
+		}
+	}
+	return out
+}()
+
+const (
+	dnNextNonWord = -1 // the end, or a byte that starts no word rune
+	dnNextAny     = -2
+)
+
+// dnNextFits reports whether next, a byte or -1 at the end of the text,
+// is one that dnMarkerNext's want allows.
+func dnNextFits(want, next int) bool {
+	switch want {
+	case dnNextAny:
+		return true
+	case dnNextNonWord:
+		return next < 0 || next >= utf8.RuneSelf || !dnIsWordRune(rune(next))
+	}
+	return next == want
+}
+
+// dnMarkersByRune indexes dnMarkers by the first rune of their first word;
+// dnMarkersByASCII holds the ASCII ones, spared a map lookup per word.
 var dnMarkersByRune = func() map[rune][]int {
 	m := map[rune][]int{}
 	for i, mk := range dnMarkers {
@@ -179,30 +236,35 @@ var dnMarkersByRune = func() map[rune][]int {
 	return m
 }()
 
+var dnMarkersByASCII = func() (t [utf8.RuneSelf][]int) {
+	for r, ms := range dnMarkersByRune {
+		if r < utf8.RuneSelf {
+			t[r] = ms
+		}
+	}
+	return t
+}()
+
 // dnFindMarker returns the earliest marker in lower (a lower-cased text);
 // on a tie the longer match wins, then the earlier entry of dnMarkers.
 func dnFindMarker(lower string, comment bool) (canon string, ok bool) {
 	prevWord := false
 	for pos := 0; pos < len(lower); {
+		if c := lower[pos]; c < utf8.RuneSelf { // most text: no decoding, no call
+			isWord := dnASCIIWord[c]
+			if isWord && !prevWord && dnMarkersByASCII[c] != nil {
+				if canon, ok := dnMarkerAt(lower, pos, rune(c), comment); ok {
+					return canon, true
+				}
+			}
+			prevWord = isWord
+			pos++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(lower[pos:])
 		isWord := dnIsWordRune(r)
 		if isWord && !prevWord {
-			bestEnd := -1
-			for _, mi := range dnMarkersByRune[r] {
-				m := &dnMarkers[mi]
-				if comment && m.msgOnly {
-					continue
-				}
-				end, matched := dnMatchWords(lower, pos, m.words, m.comma)
-				if !matched || end <= bestEnd {
-					continue
-				}
-				if m.reject != nil && m.reject(lower[:pos], lower[end:]) {
-					continue
-				}
-				bestEnd, canon = end, m.canon
-			}
-			if bestEnd >= 0 {
+			if canon, ok := dnMarkerAt(lower, pos, r, comment); ok {
 				return canon, true
 			}
 		}
@@ -212,8 +274,39 @@ func dnFindMarker(lower string, comment bool) (canon string, ok bool) {
 	return "", false
 }
 
+// dnMarkerAt returns the marker starting at lower[pos:], whose first rune
+// is r, as dnFindMarker chooses among them.
+func dnMarkerAt(lower string, pos int, r rune, comment bool) (canon string, ok bool) {
+	var cands []int
+	if r < utf8.RuneSelf {
+		cands = dnMarkersByASCII[r]
+	} else {
+		cands = dnMarkersByRune[r]
+	}
+	next := -1 // the byte after r, to rule out most candidates at once
+	if pos+1 < len(lower) {
+		next = int(lower[pos+1])
+	}
+	bestEnd := -1
+	for _, mi := range cands {
+		m := &dnMarkers[mi]
+		if comment && m.msgOnly || !dnNextFits(dnMarkerNext[mi], next) {
+			continue
+		}
+		end, matched := dnMatchWords(lower, pos, dnMarkerWords[mi], m.comma)
+		if !matched || end <= bestEnd {
+			continue
+		}
+		if m.reject != nil && m.reject(lower[:pos], lower[end:]) {
+			continue
+		}
+		bestEnd, canon = end, m.canon
+	}
+	return canon, bestEnd >= 0
+}
+
 // dnMatchWords matches words at s[i:] and returns the end of the match.
-func dnMatchWords(s string, i int, words []string, comma bool) (int, bool) {
+func dnMatchWords(s string, i int, words []dnWord, comma bool) (int, bool) {
 	for wi, w := range words {
 		if wi > 0 {
 			j := dnSkipSpace(s, i)
@@ -225,13 +318,11 @@ func dnMatchWords(s string, i int, words []string, comma bool) (int, bool) {
 			}
 			i = j
 		}
-		stem := strings.HasSuffix(w, "*")
-		w = strings.TrimSuffix(w, "*")
-		if !strings.HasPrefix(s[i:], w) {
+		if !strings.HasPrefix(s[i:], w.text) {
 			return 0, false
 		}
-		i += len(w)
-		if stem {
+		i += len(w.text)
+		if w.stem {
 			for i < len(s) {
 				r, n := utf8.DecodeRuneInString(s[i:])
 				if !unicode.IsLetter(r) {
@@ -241,8 +332,7 @@ func dnMatchWords(s string, i int, words []string, comma bool) (int, bool) {
 			}
 			continue
 		}
-		last, _ := utf8.DecodeLastRuneInString(w)
-		if dnIsWordRune(last) && i < len(s) {
+		if w.bounded && i < len(s) {
 			if r, _ := utf8.DecodeRuneInString(s[i:]); dnIsWordRune(r) {
 				return 0, false
 			}
@@ -252,8 +342,19 @@ func dnMatchWords(s string, i int, words []string, comma bool) (int, bool) {
 }
 
 func dnIsWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+	if r < utf8.RuneSelf {
+		return dnASCIIWord[r]
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
+
+// dnASCIIWord holds the ASCII word runes: '_', letters and digits.
+var dnASCIIWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c == '_' || unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c))
+	}
+	return t
+}()
 
 func dnBoundaryBefore(s string, i int) bool {
 	if i == 0 {
@@ -412,8 +513,19 @@ func dnMessageNotes(hash, msg string) []model.DesignNote {
 	}
 	var notes []model.DesignNote
 	for _, item := range dnMessageItems(msg) {
-		for _, s := range dnSentences(item) {
-			canon, ok := dnFindMarker(strings.ToLower(s), false)
+		// An ASCII item is lower-cased once: its offsets hold in the copy.
+		lowItem := ""
+		if dnIsASCII(item) {
+			lowItem = strings.ToLower(item)
+		}
+		for _, span := range dnSentences(item) {
+			s, low := item[span[0]:span[1]], ""
+			if lowItem != "" {
+				low = lowItem[span[0]:span[1]]
+			} else {
+				low = strings.ToLower(s)
+			}
+			canon, ok := dnFindMarker(low, false)
 			if !ok {
 				continue
 			}
@@ -593,7 +705,7 @@ func dnMessageItems(msg string) []string {
 	var cur []string
 	flush := func() {
 		if len(cur) > 0 {
-			if s := strings.Join(strings.Fields(strings.Join(cur, " ")), " "); s != "" {
+			if s := dnSingleSpace(strings.Join(cur, " ")); s != "" {
 				items = append(items, s)
 			}
 			cur = cur[:0]
@@ -625,6 +737,33 @@ func dnMessageItems(msg string) []string {
 	return items
 }
 
+// dnSingleSpace is strings.Join(strings.Fields(s), " "), and s itself
+// when that is s already, as most lines are.
+func dnSingleSpace(s string) string {
+	space := true // at the start, or after a space
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' && !space:
+			space = true
+			continue
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				return strings.Join(strings.Fields(s), " ")
+			}
+			i += n - 1
+		case c <= ' ': // a second space, or a control character
+			return strings.Join(strings.Fields(s), " ")
+		}
+		space = false
+	}
+	if space && s != "" { // a trailing space
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
+
 // dnBullet strips a list marker ("- ", "* ", "• ", "1. ", "2) ").
 func dnBullet(t string) (string, bool) {
 	for _, p := range []string{"- ", "* ", "+ ", "• ", "– ", "— "} {
@@ -647,9 +786,10 @@ var dnAbbrev = dnSet("e.g", "i.e", "vs", "cf", "approx", "incl", "resp", "viz",
 	"al", "fig", "mr", "mrs", "dr", "т.е", "т.к", "т", "т.н", "напр", "см", "ср", "англ")
 
 // dnSentences splits a single-spaced text after '.', '!', '?' or '…' when
-// whitespace and a character that is not a lower-case letter follow.
-func dnSentences(s string) []string {
-	var out []string
+// whitespace and a character that is not a lower-case letter follow. It
+// returns the sentences' spans in s, trimmed.
+func dnSentences(s string) [][2]int {
+	var out [][2]int
 	start := 0
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -669,18 +809,35 @@ func dnSentences(s string) []string {
 			k := j + 1
 			next, _ := utf8.DecodeRuneInString(s[k:])
 			if k < len(s) && !unicode.IsLower(next) && !(r == '.' && dnAbbrevBefore(s[start:i])) {
-				if t := strings.TrimSpace(s[start:j]); t != "" {
-					out = append(out, t)
+				if span, ok := dnTrimSpan(s, start, j); ok {
+					out = append(out, span)
 				}
 				start = k
 			}
 		}
 		i = j
 	}
-	if t := strings.TrimSpace(s[start:]); t != "" {
-		out = append(out, t)
+	if span, ok := dnTrimSpan(s, start, len(s)); ok {
+		out = append(out, span)
 	}
 	return out
+}
+
+// dnTrimSpan returns the span of strings.TrimSpace(s[start:end]) in s, and
+// whether it is not empty.
+func dnTrimSpan(s string, start, end int) ([2]int, bool) {
+	t := strings.TrimSpace(s[start:end])
+	start += len(s[start:end]) - len(strings.TrimLeftFunc(s[start:end], unicode.IsSpace))
+	return [2]int{start, start + len(t)}, t != ""
+}
+
+func dnIsASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func dnAbbrevBefore(s string) bool {
@@ -734,6 +891,56 @@ type dnSyntax struct {
 	// starLines: a line starting with '*' continues a /* */ block whose
 	// opening the hunk does not show.
 	starLines bool
+
+	// Byte tables derived from the above by index (init indexes every
+	// syntax), so that a line is scanned token by token only where a token
+	// can start.
+	//
+	// opens holds the bytes that can start what spans lines: a block
+	// comment, a docstring, a '`' string. Without them a line outside a
+	// comment or string leaves none open.
+	opens [256]bool
+	// starts adds the bytes that can start a line comment: without any of
+	// them a line outside a comment or string has none.
+	starts [256]bool
+	// special adds the quotes: every other byte is code.
+	special [256]bool
+	quote   [256]bool // the bytes of quotes
+}
+
+// index fills sx's byte tables.
+func (sx *dnSyntax) index() {
+	mark := func(t *[256]bool, bytes string) {
+		for i := 0; i < len(bytes); i++ {
+			t[bytes[i]] = true
+		}
+	}
+	for _, b := range sx.blocks {
+		mark(&sx.opens, b[0][:1])
+	}
+	if sx.docstrings {
+		mark(&sx.opens, `"'`)
+	}
+	if strings.IndexByte(sx.quotes, '`') >= 0 {
+		mark(&sx.opens, "`")
+	}
+	sx.starts = sx.opens
+	for _, tok := range sx.line {
+		mark(&sx.starts, tok[:1])
+	}
+	sx.special = sx.starts
+	mark(&sx.special, sx.quotes)
+	mark(&sx.quote, sx.quotes)
+}
+
+// dnHasAny reports whether s holds a byte of table t.
+func dnHasAny(s string, t *[256]bool) bool {
+	for i := 0; i < len(s); i++ {
+		if t[s[i]] {
+			return true
+		}
+	}
+	return false
 }
 
 var (
@@ -790,6 +997,12 @@ func init() {
 	// OCaml comments are (* *), not '%'.
 	dnSyntaxByExt["ml"] = &dnSyntax{blocks: [][2]string{{"(*", "*)"}}, quotes: "\""}
 	dnSyntaxByExt["mli"] = dnSyntaxByExt["ml"]
+	for _, m := range []map[string]*dnSyntax{dnSyntaxByExt, dnSyntaxByName, dnSyntaxByLang} {
+		for _, sx := range m {
+			sx.index()
+		}
+	}
+	dnSyntaxAny.index()
 }
 
 var dnSyntaxByName = map[string]*dnSyntax{
@@ -840,6 +1053,13 @@ func dnSyntaxFor(fc *model.FileChange) *dnSyntax {
 	return dnSyntaxAny
 }
 
+// dnStarLine reports whether line continues a block comment by the
+// starLines rule of dnScanLine.
+func dnStarLine(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	return t == "*" || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "*/")
+}
+
 // dnScanState is what a line leaves open for the next one.
 type dnScanState struct {
 	blockEnd string // inside a block comment or docstring ending with this
@@ -855,6 +1075,9 @@ const (
 
 // dnScanLine scans one line of the new file and returns its comment text.
 func dnScanLine(sx *dnSyntax, st *dnScanState, line string) (text string, kind int) {
+	if *st == (dnScanState{}) && !dnHasAny(line, &sx.starts) && !(sx.starLines && dnStarLine(line)) {
+		return "", dnLineCode // no comment can start: most lines of code
+	}
 	var parts []string
 	code := false
 	commentSeen := false
@@ -877,21 +1100,29 @@ func dnScanLine(sx *dnSyntax, st *dnScanState, line string) (text string, kind i
 		parts = append(parts, dnCleanCommentLine(line[:k], true))
 		i = k + len(st.blockEnd)
 		st.blockEnd = ""
-	} else if sx.starLines {
+	} else if sx.starLines && dnStarLine(line) {
 		t := strings.TrimLeft(line, " \t")
-		if t == "*" || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "*/") {
-			if k := strings.Index(t, "*/"); k >= 0 {
-				rest := strings.TrimSpace(t[k+2:])
-				return dnCleanCommentLine(t[:k], true), dnKind(rest != "" && !strings.HasPrefix(rest, "//"), true)
-			}
-			return dnCleanCommentLine(t, true), dnLineComment
+		if k := strings.Index(t, "*/"); k >= 0 {
+			rest := strings.TrimSpace(t[k+2:])
+			return dnCleanCommentLine(t[:k], true), dnKind(rest != "" && !strings.HasPrefix(rest, "//"), true)
 		}
+		return dnCleanCommentLine(t, true), dnLineComment
 	}
 scan:
 	for i < len(line) {
 		c := line[i]
 		if c == ' ' || c == '\t' || c == '\r' {
 			i++
+			continue
+		}
+		if !sx.special[c] { // no token starts here: skip the checks below
+			code = true
+			if c < utf8.RuneSelf {
+				i++
+			} else {
+				_, n := utf8.DecodeRuneInString(line[i:])
+				i += n
+			}
 			continue
 		}
 		// Python docstrings (and other triple-quoted strings).
@@ -942,7 +1173,7 @@ scan:
 			parts = append(parts, dnCleanCommentLine(line[i+len(tok):], false))
 			break scan
 		}
-		if strings.IndexByte(sx.quotes, c) >= 0 {
+		if sx.quote[c] {
 			code = true
 			k := dnStringEnd(line, i)
 			if k < 0 {
@@ -1111,7 +1342,11 @@ func dnCommentNotes(hash string, fc *model.FileChange) []model.DesignNote {
 					body = ln
 				}
 				flush()
-				dnScanLine(sx, &st, body)
+				// Only the state it leaves matters, and a line without
+				// an opening byte leaves none.
+				if st != (dnScanState{}) || dnHasAny(body, &sx.opens) {
+					dnScanLine(sx, &st, body)
+				}
 			}
 			if cur < math.MaxInt {
 				cur++
@@ -1152,7 +1387,7 @@ var dnTags = []string{"NOTE", "WHY", "HACK", "XXX", "IMPORTANT", "NB"}
 
 // dnCommentNote turns a comment block into a note when it is rationale.
 func dnCommentNote(hash, path string, blk dnBlock) (model.DesignNote, bool) {
-	text := strings.Join(strings.Fields(strings.Join(blk.parts, " ")), " ")
+	text := dnSingleSpace(strings.Join(blk.parts, " "))
 	if text == "" || blk.line < 1 {
 		return model.DesignNote{}, false
 	}
@@ -1183,44 +1418,51 @@ func dnCommentNote(hash, path string, blk dnBlock) (model.DesignNote, bool) {
 // ("NOTE(rsc):", "XXX"), or a capitalised one opening the comment with a
 // colon ("Note:", "Why:", "Hack:", "Important:").
 func dnCommentTag(text string) string {
-	best, bestPos := "", -1
-	for _, tag := range dnTags {
-		for off := 0; off < len(text); {
-			k := strings.Index(text[off:], tag)
-			if k < 0 {
-				break
-			}
-			pos := off + k
-			off = pos + len(tag)
-			if !dnBoundaryBefore(text, pos) {
+	// One pass over the text, not one per tag: the first position where a
+	// tag fits is the earliest, and no two tags fit at one position.
+	for pos := 0; pos < len(text); pos++ {
+		if !dnTagFirst[text[pos]] {
+			continue
+		}
+		for _, tag := range dnTags {
+			end := pos + len(tag)
+			if !strings.HasPrefix(text[pos:], tag) || !dnBoundaryBefore(text, pos) {
 				continue
 			}
-			if r, _ := utf8.DecodeRuneInString(text[pos+len(tag):]); pos+len(tag) < len(text) && dnIsWordRune(r) {
+			if r, _ := utf8.DecodeRuneInString(text[end:]); end < len(text) && dnIsWordRune(r) {
 				continue
 			}
-			if tag == "NB" && !strings.HasPrefix(text[pos+2:], ":") {
-				continue // "NB:" only; "NB" is also an abbreviation
+			switch {
+			case tag != "NB":
+				return tag
+			case strings.HasPrefix(text[end:], ":"):
+				return "NOTE" // "NB:" only; "NB" is also an abbreviation
 			}
-			if bestPos < 0 || pos < bestPos {
-				best, bestPos = tag, pos
-			}
-			break
 		}
 	}
-	if best == "NB" {
-		best = "NOTE"
-	}
-	if best != "" {
-		return best
-	}
-	for _, tag := range dnTags[:5] {
-		t := tag[:1] + strings.ToLower(tag[1:])
-		if strings.HasPrefix(text, t+":") {
-			return tag
+	for i, t := range dnTagsOpening {
+		if strings.HasPrefix(text, t) {
+			return dnTags[i]
 		}
 	}
 	return ""
 }
+
+// dnTagFirst holds the first bytes of dnTags: a tag can start nowhere else.
+var dnTagFirst = func() (t [256]bool) {
+	for _, tag := range dnTags {
+		t[tag[0]] = true
+	}
+	return t
+}()
+
+// dnTagsOpening are the capitalised tags that open a comment: "Note:", ...
+var dnTagsOpening = func() (out []string) {
+	for _, tag := range dnTags[:5] {
+		out = append(out, tag[:1]+strings.ToLower(tag[1:])+":")
+	}
+	return out
+}()
 
 func dnHasWordPrefixFold(s, w string) bool {
 	if len(s) < len(w) || !strings.EqualFold(s[:len(w)], w) {
