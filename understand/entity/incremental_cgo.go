@@ -3,11 +3,10 @@ package entity
 /*
 #include <stdint.h>
 
-// Functions of the tree-sitter runtime that go-tree-sitter compiles into
-// the program but does not expose: its Tree.Edit passes the old end point
-// as the new one, it has neither ts_tree_get_changed_ranges nor the byte
-// range of a query cursor, and its Parse copies the source into C memory
-// first (see parseSource). The declarations follow tree-sitter's
+// Three functions of the tree-sitter runtime that go-tree-sitter compiles
+// into the program but does not expose: its Tree.Edit passes the old end
+// point as the new one, and it has neither ts_tree_get_changed_ranges nor
+// the byte range of a query cursor. The declarations follow tree-sitter's
 // api.h; the linker resolves them against go-tree-sitter's objects.
 typedef struct { uint32_t row; uint32_t column; } entPoint;
 typedef struct {
@@ -26,7 +25,6 @@ typedef struct {
 } entEdit;
 
 void ts_tree_edit(void *tree, const entEdit *edit);
-void *ts_parser_parse_string(void *parser, const void *old_tree, const char *string, uint32_t length);
 entRange *ts_tree_get_changed_ranges(const void *old_tree, const void *new_tree, uint32_t *length);
 void ts_query_cursor_set_byte_range(void *cursor, uint32_t start_byte, uint32_t end_byte);
 extern void (*ts_current_free)(void *);
@@ -47,9 +45,7 @@ static uint32_t changedRanges(const void *old_tree, const void *new_tree, uint32
 import "C"
 
 import (
-	"context"
 	"reflect"
-	"runtime"
 	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -64,58 +60,6 @@ var cgoLayoutOK = firstFieldIsPointer(reflect.TypeFor[sitter.BaseTree](), "c") &
 func firstFieldIsPointer(t reflect.Type, name string) bool {
 	return t.NumField() > 0 && t.Field(0).Name == name && t.Field(0).Type.Kind() == reflect.Pointer &&
 		t.Field(0).Offset == 0
-}
-
-// The fields parseSource reads and sets: Parser.c, Tree.p and Tree.cache.
-var (
-	parserC, parserCOK = reflect.TypeFor[sitter.Parser]().FieldByName("c")
-	treeP, treePOK     = reflect.TypeFor[sitter.Tree]().FieldByName("p")
-	treeCache, cacheOK = reflect.TypeFor[sitter.Tree]().FieldByName("cache")
-)
-
-// directParseOK reports whether parseSource may call tree-sitter itself.
-var directParseOK = cgoLayoutOK && parserCOK && parserC.Type.Kind() == reflect.Pointer &&
-	treePOK && treeP.Type == reflect.TypeFor[*sitter.Parser]() && cacheOK && treeCache.Type.Kind() == reflect.Map
-
-// parseSource parses src, incrementally from old if not nil, as
-// p.ParseCtx does, but hands tree-sitter the Go bytes: ParseCtx copies the
-// source into malloc'd memory first and starts a goroutine to watch ctx,
-// 2 s of a git/git sync's CPU (its mallocs of whole files also churn the C
-// heap). Passing Go memory for the call's duration is what cgo allows:
-// the bytes hold no pointers and tree-sitter keeps none into them. ctx is
-// checked before the parse; the parser's operation limit bounds the parse
-// itself.
-func parseSource(ctx context.Context, p *sitter.Parser, old *sitter.Tree, src []byte) (*sitter.Tree, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if !directParseOK || len(src) == 0 {
-		return p.ParseCtx(context.WithoutCancel(ctx), old, src)
-	}
-	var oldC unsafe.Pointer
-	if old != nil {
-		oldC = cTree(old)
-	}
-	cp := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(p), parserC.Offset))
-	c := C.ts_parser_parse_string(cp, oldC, (*C.char)(unsafe.Pointer(unsafe.SliceData(src))), C.uint32_t(len(src)))
-	runtime.KeepAlive(src)
-	if c == nil {
-		return nil, sitter.ErrOperationLimit
-	}
-	return wrapTree(p, c), nil
-}
-
-// wrapTree makes a Tree of a TSTree pointer as go-tree-sitter's newTree
-// does, finalizer included.
-func wrapTree(p *sitter.Parser, c unsafe.Pointer) *sitter.Tree {
-	base := new(sitter.BaseTree)
-	*(*unsafe.Pointer)(unsafe.Pointer(base)) = c
-	runtime.SetFinalizer(base, (*sitter.BaseTree).Close)
-	t := &sitter.Tree{BaseTree: base}
-	*(**sitter.Parser)(unsafe.Add(unsafe.Pointer(t), treeP.Offset)) = p
-	reflect.NewAt(treeCache.Type, unsafe.Add(unsafe.Pointer(t), treeCache.Offset)).Elem().
-		Set(reflect.MakeMap(treeCache.Type))
-	return t
 }
 
 // cTree returns a tree's TSTree pointer: the first field of its BaseTree.

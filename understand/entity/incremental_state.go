@@ -222,7 +222,7 @@ func splitFile(l *language, src []byte, starts []int, kids []topNode, items []ci
 
 // parseTree parses src, incrementally from old if not nil.
 func (p *Parser) parseTree(ctx context.Context, st *langState, old *sitter.Tree, src []byte) (*sitter.Tree, error) {
-	tree, err := parseSource(ctx, st.parser, old, src)
+	tree, err := st.parser.ParseCtx(ctx, old, src)
 	if err != nil {
 		// A halted parse resumes on the next call unless reset.
 		st.parser.Reset()

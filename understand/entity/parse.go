@@ -144,7 +144,7 @@ func (p *Parser) parse(ctx context.Context, l *language, src []byte) ([]Entity, 
 	if err != nil {
 		return nil, err
 	}
-	tree, err := parseSource(ctx, st.parser, nil, src)
+	tree, err := st.parser.ParseCtx(ctx, nil, src)
 	if err != nil {
 		// A halted parse resumes on the next call unless reset, and would
 		// then return a tree of this source for the next one.
