@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -255,6 +256,7 @@ func (s *Syncer) redact(c *model.Commit) {
 func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error {
 	now := s.opts.Now()
 	var indexed, redactions, redactedCommits int
+	var seen map[string]int64
 	err := s.st.Tx(ctx, func(tx *sql.Tx) error {
 		indexed, redactions, redactedCommits = 0, 0, 0
 		w, err := store.NewWriter(ctx, tx)
@@ -262,6 +264,8 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 			return err
 		}
 		defer w.Close()
+		w.KnownEntities(s.entityIDs)
+		seen = w.SeenEntities()
 		for _, o := range batch {
 			if o.err != nil {
 				continue
@@ -283,6 +287,7 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 	if err != nil {
 		return fmt.Errorf("write batch: %w", err)
 	}
+	maps.Copy(s.entityIDs, seen)
 	res.Indexed += indexed
 	res.Redactions += redactions
 	res.RedactedCommits += redactedCommits

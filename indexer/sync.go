@@ -31,6 +31,9 @@ type Syncer struct {
 	// processed; each keeps its grammars and caches from batch to batch,
 	// and always gets the same paths (see entityStage).
 	parserSet []*entity.Parser
+	// entityIDs caches the ids of the entities this sync's committed
+	// batches stored, for the writer of the next batch.
+	entityIDs map[string]int64
 }
 
 // New prepares a sync of the repository at path into st.
@@ -41,7 +44,7 @@ func New(path string, st *store.Store, opts Options) (*Syncer, error) {
 	if opts.ExtractOnly {
 		opts.Graph, opts.Vectors, opts.Summarizer = nil, nil, nil
 	}
-	s := &Syncer{path: path, st: st, q: q, opts: opts, scannerReady: make(chan struct{})}
+	s := &Syncer{path: path, st: st, q: q, opts: opts, scannerReady: make(chan struct{}), entityIDs: map[string]int64{}}
 	go func() {
 		defer close(s.scannerReady)
 		if s.scanner, s.scannerErr = secrets.New(); s.scannerErr != nil {

@@ -18,8 +18,9 @@ import (
 type Writer struct {
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
-	// entityIDs caches the ids of the entities this writer has seen.
-	entityIDs map[string]int64
+	// entityIDs caches the ids of the entities this writer has seen;
+	// known, the ids committed before its transaction (see KnownEntities).
+	entityIDs, known map[string]int64
 	// search and lookup hold the keyword-index rows and the lookup path
 	// keys until Flush.
 	search []searchPending
@@ -43,6 +44,17 @@ func NewWriter(ctx context.Context, tx *sql.Tx) (*Writer, error) {
 	}
 	return w, nil
 }
+
+// KnownEntities lets the writer take entity ids from known, a cache of
+// ids that committed transactions stored, instead of asking SQLite for
+// each entity of each batch (an upsert: 1.5 s of CPU over git/git's
+// 127k entity changes). The writer only reads it; once the writer's
+// transaction has committed, merge SeenEntities into it.
+func (w *Writer) KnownEntities(known map[string]int64) { w.known = known }
+
+// SeenEntities returns the entity ids this writer looked up or created.
+// They are valid once its transaction has committed.
+func (w *Writer) SeenEntities() map[string]int64 { return w.entityIDs }
 
 // Close releases the prepared statements.
 func (w *Writer) Close() error {

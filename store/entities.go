@@ -69,6 +69,9 @@ func (w *Writer) entityID(ctx context.Context, path, qualified, name, kind, lang
 	if id, ok := w.entityIDs[key]; ok {
 		return id, nil
 	}
+	if id, ok := w.known[key]; ok {
+		return id, nil
+	}
 	var id int64
 	err := w.stmts["entity"].QueryRowContext(ctx, key, path, qualified, name, kind, lang).Scan(&id)
 	if err != nil {
