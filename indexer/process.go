@@ -126,8 +126,10 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 // roundBatches is how many batches process takes from the queue at a
 // time. Its stages overlap within a round only: each round ends with the
 // last batches going through the entity stage, the writer and the graph
-// one after the other, the cores mostly idle. An item costs ~150 bytes.
-const roundBatches = 256
+// one after the other, the cores mostly idle (a second of one core idle
+// at git/git's round boundary, with 256). An item costs ~150 bytes, so a
+// round of 131k commits holds ~20 MB of items.
+const roundBatches = 512
 
 // lineDiff is the entity parsers' line diff: git's, without context.
 func lineDiff(old, new []byte) []model.Hunk {
