@@ -2,11 +2,16 @@ package indexer
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
+	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/internal/gittest"
+	"github.com/gitmemory/gitmemory/vectors"
 )
 
 // BenchmarkSync is a full initial sync of a generated 5,000-commit history
@@ -74,4 +79,65 @@ func BenchmarkIncrementalSync(b *testing.B) {
 			b.Fatalf("indexed %d", res.Indexed)
 		}
 	}
+}
+
+// BenchmarkPipeline is issue 3's ratio in go test form: a whole initial
+// sync (understanding, tree-sitter entities, the bolt graph, the local
+// vectors, co-evolution and tests) beside an extraction-only sync of the
+// same history in the same run, reporting the whole sync's time as a
+// multiple of the extraction-only one (x-extract-only). The history is the
+// repository GITMEMORY_BENCH_REPO names, e.g. a bare clone of git/git
+// (then run it with -benchtime=1x), or else a generated 3,000-commit one.
+// bench/compare-builds.sh is the same measurement through the CLI.
+func BenchmarkPipeline(b *testing.B) {
+	dir := os.Getenv("GITMEMORY_BENCH_REPO")
+	if dir == "" {
+		dir = gittest.Generate(b, 3000, 7).Dir
+	}
+	var extractOnly time.Duration
+	b.Run("extract-only", func(b *testing.B) {
+		extractOnly = benchPipeline(b, dir, true)
+	})
+	b.Run("pipeline", func(b *testing.B) {
+		whole := benchPipeline(b, dir, false)
+		if extractOnly > 0 {
+			b.ReportMetric(whole.Seconds()/extractOnly.Seconds(), "x-extract-only")
+		}
+	})
+}
+
+// benchPipeline syncs dir into fresh stores b.N times and returns the mean
+// time of one sync.
+func benchPipeline(b *testing.B, dir string, extractOnly bool) time.Duration {
+	ctx := context.Background()
+	var took time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		tmp := b.TempDir()
+		st := openStoreIn(b, tmp)
+		g, err := graph.Open(ctx, filepath.Join(tmp, "graph"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, err := vectors.Open(filepath.Join(tmp, "vectors"), vectors.NewLocal(0), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := New(dir, st, Options{Graph: g, Vectors: v, ExtractOnly: extractOnly})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := time.Now()
+		if _, err := s.Run(ctx); err != nil {
+			b.Fatal(err)
+		}
+		took += time.Since(start)
+		b.StopTimer()
+		v.Close()
+		g.Close()
+		st.Close()
+		b.StartTimer()
+	}
+	return took / time.Duration(b.N)
 }
