@@ -21,14 +21,11 @@ type Writer struct {
 	// entityIDs caches the ids of the entities this writer has seen;
 	// known, the ids committed before its transaction (see KnownEntities).
 	entityIDs, known map[string]int64
-	// search and lookup hold the keyword-index rows and the lookup path
-	// keys until Flush.
-	search []searchPending
-	lookup []lookupPending
-	// notes and entityChanges hold the arguments of design-note and
-	// entity-change rows until Flush, which inserts them many per
-	// statement.
-	notes, entityChanges []any
+	// search, notes and entityChanges hold the arguments of keyword-index,
+	// design-note and entity-change rows until Flush, which inserts them
+	// many per statement; lookup holds the lookup path keys.
+	search, notes, entityChanges []any
+	lookup                       []lookupPending
 }
 
 // NewWriter prepares the insert statements in tx; Close them with Close.
@@ -199,7 +196,7 @@ func (w *Writer) InsertPrepared(ctx context.Context, u *model.Understood, p *Pre
 	if err := w.insertEntities(ctx, id, u.Entities); err != nil {
 		return err
 	}
-	w.search = append(w.search, searchPending{id, p.search})
+	w.search = append(w.search, id, p.search[0], p.search[1], p.search[2], p.search[3], p.search[4], p.search[5])
 	for _, k := range p.lookup {
 		w.lookup = append(w.lookup, lookupPending{id, k})
 	}

@@ -86,23 +86,14 @@ func searchRow(u *model.Understood) [6]string {
 		SearchText(strings.Join(paths, " ")), SearchText(strings.Join(ents, " "))}
 }
 
-// searchPending is a keyword-index row waiting for Flush.
-type searchPending struct {
-	id  int64
-	row [6]string
-}
-
 // lookupPending is a lookup path key waiting for Flush.
 type lookupPending struct {
 	id  int64
 	key string
 }
 
-// searchChunk and lookupChunk are how many rows Flush inserts per statement.
-const (
-	searchChunk = 128
-	lookupChunk = 400
-)
+// lookupChunk is how many lookup keys Flush inserts per statement.
+const lookupChunk = 400
 
 // Flush writes the keyword-index rows of the commits inserted so far.
 // Call it before the transaction commits. The rows go in multi-row
@@ -110,30 +101,14 @@ const (
 // every statement of a transaction that touches it: a statement per commit
 // made the index a third of the writer's time.
 func (w *Writer) Flush(ctx context.Context) error {
-	if err := noteRows.flush(ctx, w.tx, w.notes); err != nil {
+	if err := searchRows.flush(ctx, w.tx, &w.search); err != nil {
 		return err
 	}
-	w.notes = w.notes[:0]
-	if err := entityChangeRows.flush(ctx, w.tx, w.entityChanges); err != nil {
+	if err := noteRows.flush(ctx, w.tx, &w.notes); err != nil {
 		return err
 	}
-	w.entityChanges = w.entityChanges[:0]
-	for len(w.search) > 0 {
-		n := min(len(w.search), searchChunk)
-		var b strings.Builder
-		b.WriteString(`INSERT OR REPLACE INTO search(rowid, subject, body, summary, notes, paths, entities) VALUES `)
-		args := make([]any, 0, 7*n)
-		for i, r := range w.search[:n] {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString("(?,?,?,?,?,?,?)")
-			args = append(args, r.id, r.row[0], r.row[1], r.row[2], r.row[3], r.row[4], r.row[5])
-		}
-		if _, err := w.tx.ExecContext(ctx, b.String(), args...); err != nil {
-			return fmt.Errorf("keyword index: %w", err)
-		}
-		w.search = w.search[n:]
+	if err := entityChangeRows.flush(ctx, w.tx, &w.entityChanges); err != nil {
+		return err
 	}
 	for len(w.lookup) > 0 {
 		n := min(len(w.lookup), lookupChunk)
@@ -228,7 +203,8 @@ func diffIdentifiers(c *model.Commit) []string {
 // multiInsert is a table whose rows a Writer buffers and Flush inserts
 // many per statement: a statement per row costs database/sql and the
 // driver more than SQLite's own work (git/git has 127k entity changes and
-// 43k design notes).
+// 43k design notes), and FTS5 starts a new segment at every statement
+// that touches the keyword index.
 type multiInsert struct {
 	what   string // for errors
 	prefix string // INSERT … VALUES
@@ -240,6 +216,8 @@ type multiInsert struct {
 const multiChunk = 128
 
 var (
+	searchRows = newMultiInsert("keyword index",
+		`INSERT OR REPLACE INTO search(rowid, subject, body, summary, notes, paths, entities) VALUES `, 7)
 	noteRows         = newMultiInsert("design notes", `INSERT INTO design_notes VALUES `, 8)
 	entityChangeRows = newMultiInsert("entity changes", `INSERT OR IGNORE INTO entity_changes VALUES `, 7)
 )
@@ -256,9 +234,12 @@ func (m *multiInsert) statement(n int) string {
 	return m.prefix + strings.TrimSuffix(strings.Repeat(row, n), ",")
 }
 
-// flush inserts the rows whose arguments args holds, in order: with OR
-// IGNORE the first of two rows with one key stays, as row by row.
-func (m *multiInsert) flush(ctx context.Context, tx *sql.Tx, args []any) error {
+// flush inserts the rows whose arguments *pending holds, in order (with
+// OR IGNORE the first of two rows with one key stays, as row by row), and
+// empties it.
+func (m *multiInsert) flush(ctx context.Context, tx *sql.Tx, pending *[]any) error {
+	args := *pending
+	*pending = args[:0]
 	for len(args) > 0 {
 		n := min(len(args)/m.cols, multiChunk)
 		q := m.full
