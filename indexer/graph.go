@@ -9,7 +9,6 @@ import (
 
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/model"
-	"github.com/gitmemory/gitmemory/queue"
 	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/vectors"
 )
@@ -109,20 +108,15 @@ type derivedWrite struct {
 	hashes []string
 }
 
-// addDerived takes the edges and documents of the commits of a written batch.
-func (s *Syncer) addDerived(w *derivedWrite, batch []outcome) {
-	for _, o := range batch {
-		if o.err != nil {
-			continue
-		}
-		if s.opts.Graph != nil {
-			w.edges = append(w.edges, edgesOf(o.commit)...)
-		}
-		if s.opts.Vectors != nil {
-			w.docs = append(w.docs, vectors.CommitDocs(o.commit)...)
-		}
-		w.hashes = append(w.hashes, o.item.Hash)
+// addDerived takes a commit's edges and documents.
+func (s *Syncer) addDerived(w *derivedWrite, u *model.Understood) {
+	if s.opts.Graph != nil {
+		w.edges = append(w.edges, edgesOf(u)...)
 	}
+	if s.opts.Vectors != nil {
+		w.docs = append(w.docs, vectors.CommitDocs(u)...)
+	}
+	w.hashes = append(w.hashes, u.Commit.Hash)
 }
 
 // graphStage writes the graph edges and vector documents of the batches
@@ -130,7 +124,11 @@ func (s *Syncer) addDerived(w *derivedWrite, batch []outcome) {
 func (s *Syncer) graphStage(ctx context.Context, written <-chan []outcome) error {
 	var pending derivedWrite
 	for b := range written {
-		s.addDerived(&pending, b)
+		for _, o := range b {
+			if o.err == nil {
+				s.addDerived(&pending, o.commit)
+			}
+		}
 		if len(pending.hashes) >= graphBatches*s.opts.BatchSize {
 			if err := s.writeGraph(ctx, &pending); err != nil {
 				return err
@@ -234,7 +232,7 @@ func (s *Syncer) syncGraph(ctx context.Context) error {
 				return fmt.Errorf("graph replay: %w", err)
 			}
 			show = append(show, CommitNode(r.hash))
-			s.addDerived(&w, []outcome{{item: queue.Item{Hash: r.hash}, commit: u}})
+			s.addDerived(&w, u)
 		}
 		if err := s.writeDerived(ctx, &w); err != nil {
 			return err
