@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Any bytes after the magic either replay or fail with an error: no
@@ -61,18 +63,52 @@ func FuzzLocalEmbed(f *testing.F) {
 	})
 }
 
-// splitIdent's ASCII path slices the word; it must split exactly as the
-// rune path does.
+// splitIdent slices the word by its runes; it must split exactly as its
+// first version did, over a []rune copy.
 func FuzzSplitIdent(f *testing.F) {
-	for _, s := range []string{"parseConfig", "HTTPServer", "sha256sum", "_a__b_", "getURLForID", "A1b2C3", "ABc"} {
+	for _, s := range []string{"parseConfig", "HTTPServer", "sha256sum", "_a__b_", "getURLForID", "A1b2C3", "ABc",
+		"ÉtatCivil", "πΣω_Ab", "конфигФайл2"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, w string) {
-		if !isASCII(w) {
-			return
+		if !utf8.ValidString(w) {
+			return // words come from analyze, which never yields invalid UTF-8
 		}
-		if a, r := splitASCIIIdent(w), splitRuneIdent(w); !slices.Equal(a, r) {
-			t.Fatalf("%q: ASCII path %q, rune path %q", w, a, r)
+		if got, want := splitIdent(w), splitIdentRunes(w); !slices.Equal(got, want) {
+			t.Fatalf("%q: %q, over runes %q", w, got, want)
 		}
 	})
+}
+
+// splitIdentRunes is splitIdent as first written, the oracle.
+func splitIdentRunes(w string) []string {
+	var parts []string
+	rs := []rune(w)
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			parts = append(parts, string(rs[start:end]))
+		}
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == '_' {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := rs[i-1]
+		switch {
+		case unicode.IsUpper(r) && unicode.IsLower(prev),
+			unicode.IsDigit(r) != unicode.IsDigit(prev),
+			unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(rs))
+	return parts
 }

@@ -85,81 +85,41 @@ func noise(w string) bool {
 // changes ("parseConfig"), the end of an acronym ("HTTPServer") and
 // letter/digit boundaries ("sha256").
 func splitIdent(w string) []string {
-	if isASCII(w) {
-		return splitASCIIIdent(w)
-	}
-	return splitRuneIdent(w)
-}
-
-// splitRuneIdent is splitIdent for any UTF-8 word.
-func splitRuneIdent(w string) []string {
 	var parts []string
-	rs := []rune(w)
-	start := 0
-	flush := func(end int) {
-		if end > start {
-			parts = append(parts, string(rs[start:end]))
-		}
-	}
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		if r == '_' {
-			flush(i)
-			start = i + 1
-			continue
-		}
-		if i == start {
-			continue
-		}
-		prev := rs[i-1]
+	start := 0 // where the current part starts, in bytes
+	prev := rune(-1)
+	for i := 0; i < len(w); {
+		r, n := utf8.DecodeRuneInString(w[i:])
 		switch {
+		case r == '_':
+			parts = appendPart(parts, w[start:i])
+			start = i + n
+		case i == start:
 		case unicode.IsUpper(r) && unicode.IsLower(prev),
 			unicode.IsDigit(r) != unicode.IsDigit(prev),
-			unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-			flush(i)
+			unicode.IsUpper(r) && unicode.IsUpper(prev) && lowerAt(w, i+n):
+			parts = appendPart(parts, w[start:i])
 			start = i
 		}
+		prev = r
+		i += n
 	}
-	flush(len(rs))
-	return parts
+	return appendPart(parts, w[start:])
 }
 
-// splitASCIIIdent is splitIdent for an ASCII word, with the parts sliced
-// from it rather than copied.
-func splitASCIIIdent(w string) []string {
-	var parts []string
-	start := 0
-	flush := func(end int) {
-		if end > start {
-			parts = append(parts, w[start:end])
-		}
+// appendPart appends a non-empty part of an identifier.
+func appendPart(parts []string, p string) []string {
+	if p == "" {
+		return parts
 	}
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c == '_' {
-			flush(i)
-			start = i + 1
-			continue
-		}
-		if i == start {
-			continue
-		}
-		prev := w[i-1]
-		switch {
-		case isUpperASCII(c) && isLowerASCII(prev),
-			isDigitASCII(c) != isDigitASCII(prev),
-			isUpperASCII(c) && isUpperASCII(prev) && i+1 < len(w) && isLowerASCII(w[i+1]):
-			flush(i)
-			start = i
-		}
-	}
-	flush(len(w))
-	return parts
+	return append(parts, p)
 }
 
-func isUpperASCII(c byte) bool { return 'A' <= c && c <= 'Z' }
-func isLowerASCII(c byte) bool { return 'a' <= c && c <= 'z' }
-func isDigitASCII(c byte) bool { return '0' <= c && c <= '9' }
+// lowerAt reports whether the rune at w[i:] is lower case.
+func lowerAt(w string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(w[i:])
+	return i < len(w) && unicode.IsLower(r)
+}
 
 // stem reduces an English word with a few suffix rules (a light Porter
 // step 1 and the final e/y), a Cyrillic word by its inflection endings.
