@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -71,4 +72,35 @@ func editText(r *rand.Rand, text []byte) []byte {
 		out = append(out[:at:at], append(ins, out[at+cut:]...)...)
 	}
 	return out
+}
+
+// Each malformed delta is refused with go-git's error, before any result.
+func TestPatchDeltaRejects(t *testing.T) {
+	base := []byte("0123456789")
+	for _, tc := range []struct {
+		name        string
+		base, delta []byte
+		want        error
+	}{
+		{"empty base", nil, []byte{0, 0}, packfile.ErrInvalidDelta},
+		{"short delta", base, []byte{10}, packfile.ErrInvalidDelta},
+		{"base size differs", base, []byte{9, 1, 1, 'x'}, packfile.ErrInvalidDelta},
+		{"size too long for a uint", base, []byte{10, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}, packfile.ErrLengthOverflow},
+		{"target no command can reach", base, []byte{10, 0xff, 0xff, 0x7f, 0x90, 4}, packfile.ErrInvalidDelta},
+		{"reserved command 0", base, []byte{10, 2, 0}, packfile.ErrDeltaCmd},
+		{"copy past the base", base, []byte{10, 4, 0x91, 8, 4}, packfile.ErrInvalidDelta},
+		{"copy past the target", base, []byte{10, 2, 0x90, 4}, packfile.ErrInvalidDelta},
+		{"copy with its offset cut", base, []byte{10, 2, 0x83, 1}, packfile.ErrInvalidDelta},
+		{"insert cut short", base, []byte{10, 3, 3, 'a'}, packfile.ErrInvalidDelta},
+		{"commands run out", base, []byte{10, 3, 1, 'a'}, packfile.ErrInvalidDelta},
+		{"bytes after the target", base, []byte{10, 1, 1, 'a', 1, 'b'}, packfile.ErrInvalidDelta},
+	} {
+		got, err := patchDelta(tc.base, tc.delta)
+		if !errors.Is(err, tc.want) || got != nil {
+			t.Errorf("%s: %q, %v; want nil, %v", tc.name, got, err, tc.want)
+		}
+		if _, werr := packfile.PatchDelta(tc.base, tc.delta); werr == nil {
+			t.Errorf("%s: go-git accepts it", tc.name)
+		}
+	}
 }
