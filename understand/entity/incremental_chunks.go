@@ -161,23 +161,43 @@ func boundaryOK(kids []topNode, i int) bool {
 	return true
 }
 
-// chunkValid reports whether a reparsed chunk's tree is one that the whole
-// file's parse would contain: its root is no error, no line continuation
-// ends it, its first and last nodes keep the boundaries with the chunks
-// before and after it (see boundaryOK), its language's rules hold, and its
-// syntax errors stay inside top-level nodes without assuming a missing
-// closing token.
-func chunkValid(l *language, tree *sitter.Tree, text []byte, first, last bool) bool {
+// sides names what must be parsed with a reparsed group of chunks for
+// its tree to be the whole file's there: none when it already is.
+type sides uint8
+
+const (
+	before sides = 1 << iota // the chunk before the group
+	after                    // the chunk after it
+	whole                    // the whole file
+)
+
+// chunkFit reports what must be parsed with a reparsed chunk for its tree
+// to be one that the whole file's parse would contain: nothing when its
+// root is no error, no line continuation ends it, its first and last nodes
+// keep the boundaries with the chunks before and after it (see
+// boundaryOK), its language's rules hold, and it assumes no missing
+// closing token. A broken boundary asks for the neighbour on its side, an
+// error root for both; a missing token, whose place depends on the text
+// after it (a missing #endif goes at the end of the chunk, or of the
+// file), asks for the whole file, as growing seldom drops it.
+//
+// Error nodes at the top level between correct nodes are accepted: on
+// git/git, where C macros such as GIT_PATH_FUNC(...) make them, every one
+// of 77,700 versions derived so came out as a whole parse finds it, and
+// refusing them cost 23 MB of whole-file parses. In Python they are
+// refused: an indented line that the error holds may belong to the block
+// before the chunk.
+func chunkFit(l *language, tree *sitter.Tree, text []byte, first, last bool) sides {
 	rule, _ := ruleOf(l)
 	root := tree.RootNode()
 	if root.IsError() {
-		return false
+		return before | after
 	}
 	if !last && (bytes.HasSuffix(text, []byte("\\\n")) || bytes.HasSuffix(text, []byte("\\\r\n"))) {
-		return false
+		return after
 	}
 	if !root.HasError() && (last || !rule.junction) && (first || !rule.indent) {
-		return true
+		return 0
 	}
 	kids := topLevel(root, rule.junction && !last)
 	var code []topNode
@@ -187,21 +207,28 @@ func chunkValid(l *language, tree *sitter.Tree, text []byte, first, last bool) b
 		}
 	}
 	if len(code) == 0 {
-		return true
+		return 0
 	}
 	head, tail := code[0], code[len(code)-1]
-	switch {
-	case !first && (head.broken || rule.indent && head.startCol != 0):
-		return false
-	case !last && (tail.broken || rule.junction && !tail.closed):
-		return false
+	var need sides
+	if !first && (head.broken || rule.indent && head.startCol != 0) {
+		need |= before
+	}
+	if !last && (tail.broken || rule.junction && !tail.closed) {
+		need |= after
+	}
+	if need != 0 {
+		return need
 	}
 	for _, k := range code {
-		if k.bad {
-			return false
+		if k.bad && rule.indent {
+			return whole
 		}
 	}
-	return !root.HasError() || !hasMissing(root)
+	if root.HasError() && hasMissing(root) {
+		return whole
+	}
+	return 0
 }
 
 // hasMissing reports whether a node with errors holds a MISSING node
