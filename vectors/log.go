@@ -52,6 +52,10 @@ type record struct {
 	commit string // opDelCommit
 }
 
+// docOverhead is about what a put costs the payload besides its vector:
+// the op, the id and the metadata.
+const docOverhead = 256
+
 // encoder builds one frame's payload.
 type encoder struct {
 	buf []byte

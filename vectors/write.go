@@ -84,7 +84,9 @@ func (ix *Index) upsertStep(ctx context.Context, groups [][]Doc, n int) error {
 	if err := ix.setDimsLocked(len(vecs[0])); err != nil {
 		return err
 	}
-	var enc encoder
+	// Sized up front: a batch's payload runs to megabytes, and growing it
+	// by doubling allocated 1 GB over git/git's history.
+	enc := encoder{buf: make([]byte, 0, len(texts)*(4*len(vecs[0])+docOverhead))}
 	type added struct {
 		commit string
 		docs   []chromem.Document
