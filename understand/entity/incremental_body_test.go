@@ -1,7 +1,6 @@
 package entity
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -151,49 +150,5 @@ func FuzzBodyEdits(f *testing.F) {
 		old := version(file.path, []byte(file.src))
 		c.step("add", Version{Path: file.path}, old, 0)
 		c.step("edit", old, version(file.path, []byte(edited)), 0)
-	})
-}
-
-// TestChangesGrowsGroups edits a C file whose reparsed chunks do not fit
-// the file at once: top-level error nodes from macros (git's
-// GIT_PATH_FUNC) and a function whose new parameter macro breaks the
-// chunk's first node. Each is parsed with its neighbours instead of the
-// whole file, and the entities stay exact; a missing closing brace still
-// costs a whole parse.
-func TestChangesGrowsGroups(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("#include \"cache.h\"\n\nstatic const char prefix[] = \"x\";\n\n" +
-		"GIT_PATH_FUNC(path_a, \"a\")\n\nstatic GIT_PATH_FUNC(path_b, \"b\")\n\n")
-	for i := range 6 {
-		fmt.Fprintf(&b, "static int f%d(int x)\n{\n\treturn x + %d;\n}\n\n", i, i)
-	}
-	base := b.String()
-	steps := []struct {
-		name, from, to string
-		whole          bool
-	}{
-		{"a macro line added", "static GIT_PATH_FUNC(path_b, \"b\")\n", "static GIT_PATH_FUNC(path_b, \"b\")\n\nstatic GIT_PATH_FUNC(path_c, \"c\")\n", false},
-		{"a parameter macro", "static int f3(int x)\n", "static int f3(int x UNUSED)\n", false},
-		{"a body changed", "\treturn x + 4;\n", "\treturn x * 4;\n", false},
-		{"a closing brace lost", "\treturn x + 2;\n}\n", "\treturn x + 2;\n", true},
-	}
-	withMinChunk(true, func() {
-		c := newChecker(t, "C")
-		prev := version("sequencer.c", []byte(base))
-		c.step("add", Version{Path: "sequencer.c"}, prev, 0)
-		src := base
-		for _, s := range steps {
-			if !strings.Contains(src, s.from) {
-				t.Fatalf("%s: the file lacks %q", s.name, s.from)
-			}
-			src = strings.Replace(src, s.from, s.to, 1)
-			next := version("sequencer.c", []byte(src))
-			before := wholeParses.Load()
-			c.step(s.name, prev, next, 0)
-			if whole := wholeParses.Load() > before; whole != s.whole {
-				t.Errorf("%s: parsed whole: %v, want %v", s.name, whole, s.whole)
-			}
-			prev = next
-		}
 	})
 }

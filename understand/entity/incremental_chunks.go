@@ -131,11 +131,26 @@ func chunkStarts(l *language, kids []topNode) []int {
 			closed = !rule.junction || prev.closed
 		}
 		lineStart := k.startCol == 0 && (prev.endRow < k.startRow || prev.endCol == 0)
-		if lineStart && closed && k.start-starts[len(starts)-1] >= minChunk && boundaryOK(kids, i) {
+		if lineStart && closed && k.start-starts[len(starts)-1] >= minChunk && boundaryOK(kids, i) &&
+			(!rule.indent || unindented(kids, i)) {
 			starts = append(starts, k.start)
 		}
 	}
 	return starts
+}
+
+// unindented reports whether the first node other than fillers from
+// top-level node i on starts a line: else, in Python, a chunk starting at
+// a comment before an indented line would take from the chunk before it
+// a line that continues that chunk's last block once an edit makes it a
+// block (class K: added before "# note\n    return y").
+func unindented(kids []topNode, i int) bool {
+	for _, k := range kids[i:] {
+		if !k.filler {
+			return k.startCol == 0
+		}
+	}
+	return true
 }
 
 // boundaryOK reports whether a chunk may start at top-level node i: the

@@ -854,3 +854,60 @@ func FuzzChanges(f *testing.F) {
 		})
 	})
 }
+
+// TestChangesGrowsGroups edits a C file whose reparsed chunks do not fit
+// the file at once: top-level error nodes from macros (git's
+// GIT_PATH_FUNC) and a function whose new parameter macro breaks the
+// chunk's first node. Each is parsed with its neighbours instead of the
+// whole file, and the entities stay exact; a missing closing brace still
+// costs a whole parse.
+func TestChangesGrowsGroups(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("#include \"cache.h\"\n\nstatic const char prefix[] = \"x\";\n\n" +
+		"GIT_PATH_FUNC(path_a, \"a\")\n\nstatic GIT_PATH_FUNC(path_b, \"b\")\n\n")
+	for i := range 6 {
+		fmt.Fprintf(&b, "static int f%d(int x)\n{\n\treturn x + %d;\n}\n\n", i, i)
+	}
+	base := b.String()
+	steps := []struct {
+		name, from, to string
+		whole          bool
+	}{
+		{"a macro line added", "static GIT_PATH_FUNC(path_b, \"b\")\n", "static GIT_PATH_FUNC(path_b, \"b\")\n\nstatic GIT_PATH_FUNC(path_c, \"c\")\n", false},
+		{"a parameter macro", "static int f3(int x)\n", "static int f3(int x UNUSED)\n", false},
+		{"a body changed", "\treturn x + 4;\n", "\treturn x * 4;\n", false},
+		{"a closing brace lost", "\treturn x + 2;\n}\n", "\treturn x + 2;\n", true},
+	}
+	withMinChunk(true, func() {
+		c := newChecker(t, "C")
+		prev := version("sequencer.c", []byte(base))
+		c.step("add", Version{Path: "sequencer.c"}, prev, 0)
+		src := base
+		for _, s := range steps {
+			if !strings.Contains(src, s.from) {
+				t.Fatalf("%s: the file lacks %q", s.name, s.from)
+			}
+			src = strings.Replace(src, s.from, s.to, 1)
+			next := version("sequencer.c", []byte(src))
+			before := wholeParses.Load()
+			c.step(s.name, prev, next, 0)
+			if whole := wholeParses.Load() > before; whole != s.whole {
+				t.Errorf("%s: parsed whole: %v, want %v", s.name, whole, s.whole)
+			}
+			prev = next
+		}
+	})
+}
+
+// TestChangesPythonIndentedAfterComment: a chunk must not start at a
+// comment before an indented line, which a block added before the comment
+// takes into itself (found by TestChangesRandom with 20 seeds).
+func TestChangesPythonIndentedAfterComment(t *testing.T) {
+	old := "import os\n\n# note\n    return y\ndef area(x):\n    return x\n\ndef dup(x):\n    return x\n"
+	new := strings.Replace(old, "import os\n\n", "import os\nclass K:\n    def m(self):\n        return 41\n\n\n", 1)
+	withMinChunk(true, func() {
+		c := newChecker(t, "Python")
+		c.step("add", Version{Path: "m.py"}, version("m.py", []byte(old)), 0)
+		c.step("a class before the comment", version("m.py", []byte(old)), version("m.py", []byte(new)), 0)
+	})
+}
