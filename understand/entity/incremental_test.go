@@ -658,6 +658,8 @@ var realHistories = []struct {
 	{"git+git", "diff.c", "C", 300},
 	{"git+git", "refs.c", "C", 100},
 	{"git+git", "odb.h", "C", 80},
+	// top-level ERROR nodes (static GIT_PATH_FUNC(...)) and UNUSED parameters: chunks that grow
+	{"git+git", "sequencer.c", "C", 300},
 	{"jqlang+jq", "src/builtin.c", "C", 100},
 	{"go-git+go-git", "repository.go", "Go", 100},
 	{"vuejs+core", "packages/compiler-sfc/src/compileScript.ts", "TypeScript", 100},
