@@ -268,3 +268,25 @@ func TestVectorsFollowTheStore(t *testing.T) {
 		t.Errorf("after rebuild: top hit %q, want %s", got, c1)
 	}
 }
+
+// TestCheckEntities: with CheckEntities, the sync's result counts the file
+// versions the entity parsers derived and compared with whole parses.
+func TestCheckEntities(t *testing.T) {
+	repo := gittest.New(t)
+	body := "package a\n\nfunc One() int {\n\treturn 1\n}\n\nfunc Two() int {\n\treturn 2\n}\n"
+	repo.Write("a.go", body)
+	repo.Commit("add a")
+	for _, to := range []string{"return 10", "return 100"} {
+		body = strings.Replace(body, "return 1\n", to+"\n", 1)
+		repo.Write("a.go", body)
+		repo.Commit("change One")
+		body = strings.Replace(body, to+"\n", "return 1\n", 1)
+	}
+	res := sync(t, repo.Dir, openStore(t), Options{CheckEntities: true})
+	if c := res.EntityCheck; c == nil || c.Derived != 2 || c.Differing != 0 {
+		t.Errorf("entity check: %+v, want 2 derived, none differing", c)
+	}
+	if res := sync(t, repo.Dir, openStore(t), Options{}); res.EntityCheck != nil {
+		t.Errorf("entity check without CheckEntities: %+v", res.EntityCheck)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/understand"
+	"github.com/gitmemory/gitmemory/understand/entity"
 	"github.com/gitmemory/gitmemory/understand/llm"
 	"github.com/gitmemory/gitmemory/vectors"
 )
@@ -57,6 +58,11 @@ type Options struct {
 	// understand stage, entities, graph, vectors, relations): the baseline
 	// that benchmarks compare the whole pipeline with.
 	ExtractOnly bool
+	// CheckEntities makes the entity parsers parse every file version they
+	// derive incrementally whole too, and Result.EntityCheck count the
+	// versions whose entities differ: for checking the incremental parse
+	// on a real history, at the cost of a whole parse per changed file.
+	CheckEntities bool
 	// CoEvolution sets the thresholds of CO_EVOLVES_WITH; zero fields take
 	// their defaults.
 	CoEvolution understand.CoEvolutionOptions
@@ -117,6 +123,8 @@ type Result struct {
 	Empty    bool          `json:"empty"`
 	Duration time.Duration `json:"duration_ns"`
 	Errors   []string      `json:"errors,omitempty"`
+	// EntityCheck is what Options.CheckEntities found.
+	EntityCheck *entity.CheckCounts `json:"entity_check,omitempty"`
 }
 
 // BranchResult is one branch's part of a sync.

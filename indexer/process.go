@@ -50,9 +50,13 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 	for i := range s.parserSet {
 		s.parserSet[i] = entity.NewParser()
 		s.parserSet[i].SetLineDiff(lineDiff)
+		s.parserSet[i].SetCheck(s.opts.CheckEntities)
 	}
 	defer func() {
 		for _, p := range s.parserSet {
+			if s.opts.CheckEntities {
+				res.addCheck(p.Checked())
+			}
 			p.Close()
 		}
 	}()
@@ -121,6 +125,16 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 			return err
 		}
 	}
+}
+
+// addCheck adds one parser's entity check to the result.
+func (r *Result) addCheck(c entity.CheckCounts) {
+	if r.EntityCheck == nil {
+		r.EntityCheck = &entity.CheckCounts{}
+	}
+	r.EntityCheck.Derived += c.Derived
+	r.EntityCheck.Differing += c.Differing
+	r.EntityCheck.Broken += c.Broken
 }
 
 // roundBatches is how many batches process takes from the queue at a

@@ -101,6 +101,9 @@ func (h *Home) syncStores(ctx context.Context, st *store.Store, opts SyncOptions
 	if os.Getenv("GITMEMORY_BENCH_EXTRACT_ONLY") != "" {
 		io.ExtractOnly = true // bench/sync-vs-git.sh's baseline
 	}
+	if os.Getenv("GITMEMORY_ENTITY_CHECK") != "" {
+		io.CheckEntities = true // the incremental entity parse against whole parses
+	}
 	if opts.Tune != nil {
 		opts.Tune(&io)
 	}

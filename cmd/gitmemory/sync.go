@@ -257,6 +257,10 @@ func summary(r syncReport) string {
 	if res.Redactions > 0 {
 		fmt.Fprintf(&b, ", %s redacted in %s", plural(res.Redactions, "secret"), plural(res.RedactedCommits, "commit"))
 	}
+	if c := res.EntityCheck; c != nil {
+		fmt.Fprintf(&b, "; entity check: %d derived versions, %d differ from a whole parse (%d with syntax errors)",
+			c.Derived, c.Differing, c.Broken)
+	}
 	if res.Shallow {
 		fmt.Fprintf(&b, "; shallow clone: history before %d cut-off parent(s) is not available", len(res.Missing))
 	}

@@ -182,6 +182,7 @@ func (p *Parser) changedFile(ctx context.Context, l *language, lang string, old,
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", new.Path, err)
 	}
+	p.checkDerived(ctx, l, next, new.Src)
 	// Diff before caching next: that may evict prev.
 	changes := p.incremental().diffStates(prev, next, old.Path, new.Path, hunks)
 	if new.Hash == "" {
@@ -224,5 +225,10 @@ func (p *Parser) unseenState(ctx context.Context, l *language, lang string, v Ve
 	if base == nil {
 		return p.buildState(ctx, l, v.Src)
 	}
-	return p.updateState(ctx, base.state, base.src, v.Src, fileEdits(base.state, base.src, v.Src, hunks))
+	s, err := p.updateState(ctx, base.state, base.src, v.Src, fileEdits(base.state, base.src, v.Src, hunks))
+	if err != nil {
+		return nil, err
+	}
+	p.checkDerived(ctx, l, s, v.Src)
+	return s, nil
 }

@@ -32,6 +32,8 @@ type Parser struct {
 	// lineDiff, if set, gives the hunks between two versions of a file
 	// (see SetLineDiff).
 	lineDiff func(old, new []byte) []model.Hunk
+	check    bool        // see SetCheck
+	checked  CheckCounts // what check found
 }
 
 // SetLineDiff gives Changes a line diff (git's, with any context), which
