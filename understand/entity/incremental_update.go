@@ -73,8 +73,9 @@ func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSr
 
 // maxGrowth is how many times updateState grows an update's groups before
 // it parses the file whole. A broken boundary is mostly a definition that
-// a macro or an error extends over the next one or two: on git/git, 714
-// groups grew and 25 updates still ended with a whole parse.
+// a macro or an error extends over the next one or two: on git/git, groups
+// grew 714 times, and 11 updates still broke a boundary at the limit or
+// at the file's ends.
 const maxGrowth = 4
 
 // grow widens the first pending group by the neighbours need names, and
