@@ -154,6 +154,12 @@ func (p *Parser) parse(ctx context.Context, l *language, src []byte) ([]Entity, 
 		return nil, err
 	}
 	defer tree.Close()
+	return p.treeEntities(l, st, tree, src), nil
+}
+
+// treeEntities collects the entities of a file's tree with path-less
+// qualified names.
+func (p *Parser) treeEntities(l *language, st *langState, tree *sitter.Tree, src []byte) []Entity {
 	p.cursor.Exec(st.query, tree.RootNode())
 	var items []item
 	for {
@@ -165,5 +171,5 @@ func (p *Parser) parse(ctx context.Context, l *language, src []byte) ([]Entity, 
 			items = append(items, it)
 		}
 	}
-	return resolve(l, items), nil
+	return resolve(l, items)
 }
