@@ -21,11 +21,10 @@ type Writer struct {
 	// entityIDs caches the ids of the entities this writer has seen;
 	// known, the ids committed before its transaction (see KnownEntities).
 	entityIDs, known map[string]int64
-	// search, notes and entityChanges hold the arguments of keyword-index,
-	// design-note and entity-change rows until Flush, which inserts them
-	// many per statement; lookup holds the lookup path keys.
-	search, notes, entityChanges []any
-	lookup                       []lookupPending
+	// search, notes, entityChanges and lookup hold the arguments of
+	// keyword-index, design-note, entity-change and lookup-key rows until
+	// Flush, which inserts them many per statement.
+	search, notes, entityChanges, lookup []any
 }
 
 // NewWriter prepares the insert statements in tx; Close them with Close.
@@ -198,7 +197,7 @@ func (w *Writer) InsertPrepared(ctx context.Context, u *model.Understood, p *Pre
 	}
 	w.search = append(w.search, id, p.search[0], p.search[1], p.search[2], p.search[3], p.search[4], p.search[5])
 	for _, k := range p.lookup {
-		w.lookup = append(w.lookup, lookupPending{id, k})
+		w.lookup = append(w.lookup, k, id)
 	}
 	for i, r := range c.IssueRefs {
 		if _, err := w.stmts["issue"].ExecContext(ctx, id, r.Key, i, r.Kind, string(r.Action), r.Raw, r.URL); err != nil {

@@ -86,17 +86,9 @@ func searchRow(u *model.Understood) [6]string {
 		SearchText(strings.Join(paths, " ")), SearchText(strings.Join(ents, " "))}
 }
 
-// lookupPending is a lookup path key waiting for Flush.
-type lookupPending struct {
-	id  int64
-	key string
-}
-
-// lookupChunk is how many lookup keys Flush inserts per statement.
-const lookupChunk = 400
-
-// Flush writes the keyword-index rows of the commits inserted so far.
-// Call it before the transaction commits. The rows go in multi-row
+// Flush writes the buffered rows (keyword index, design notes, entity
+// changes, lookup keys) of the commits inserted so far. Call it before the
+// transaction commits. The rows go in multi-row
 // statements because FTS5 flushes its pending terms into a new segment at
 // every statement of a transaction that touches it: a statement per commit
 // made the index a third of the writer's time.
@@ -110,21 +102,7 @@ func (w *Writer) Flush(ctx context.Context) error {
 	if err := entityChangeRows.flush(ctx, w.tx, &w.entityChanges); err != nil {
 		return err
 	}
-	for len(w.lookup) > 0 {
-		n := min(len(w.lookup), lookupChunk)
-		args := make([]any, 0, 2*n)
-		for _, k := range w.lookup[:n] {
-			args = append(args, k.key, k.id)
-		}
-		_, err := w.tx.ExecContext(ctx, `INSERT OR IGNORE INTO lookup_keys
-			SELECT k.column1, c.rewritten = 0, c.severity, c.committer_time, c.id
-			FROM (VALUES `+strings.TrimSuffix(strings.Repeat("(?,?),", n), ",")+`) k JOIN commits c ON c.id = k.column2`, args...)
-		if err != nil {
-			return fmt.Errorf("lookup keys: %w", err)
-		}
-		w.lookup = w.lookup[n:]
-	}
-	return nil
+	return lookupRows.flush(ctx, w.tx, &w.lookup)
 }
 
 // IndexSearchBackfill adds the commits stored before the keyword index
@@ -208,30 +186,38 @@ func diffIdentifiers(c *model.Commit) []string {
 type multiInsert struct {
 	what   string // for errors
 	prefix string // INSERT … VALUES
+	suffix string // what follows the rows, if anything
 	cols   int
+	chunk  int    // how many rows one statement inserts
 	full   string // the statement for a full chunk, built once
 }
 
-// multiChunk is how many rows one statement inserts.
+// multiChunk is how many rows one statement inserts, unless a table says
+// otherwise.
 const multiChunk = 128
 
 var (
 	searchRows = newMultiInsert("keyword index",
-		`INSERT OR REPLACE INTO search(rowid, subject, body, summary, notes, paths, entities) VALUES `, 7)
-	noteRows         = newMultiInsert("design notes", `INSERT INTO design_notes VALUES `, 8)
-	entityChangeRows = newMultiInsert("entity changes", `INSERT OR IGNORE INTO entity_changes VALUES `, 7)
+		`INSERT OR REPLACE INTO search(rowid, subject, body, summary, notes, paths, entities) VALUES `, "", 7, multiChunk)
+	noteRows         = newMultiInsert("design notes", `INSERT INTO design_notes VALUES `, "", 8, multiChunk)
+	entityChangeRows = newMultiInsert("entity changes", `INSERT OR IGNORE INTO entity_changes VALUES `, "", 7, multiChunk)
+	// A lookup key's row takes its commit's columns: the rows are (key,
+	// commit id) pairs joined to commits.
+	lookupRows = newMultiInsert("lookup keys", `INSERT OR IGNORE INTO lookup_keys
+		SELECT k.column1, c.rewritten = 0, c.severity, c.committer_time, c.id FROM (VALUES `,
+		`) k JOIN commits c ON c.id = k.column2`, 2, 400)
 )
 
-func newMultiInsert(what, prefix string, cols int) *multiInsert {
-	m := &multiInsert{what: what, prefix: prefix, cols: cols}
-	m.full = m.statement(multiChunk)
+func newMultiInsert(what, prefix, suffix string, cols, chunk int) *multiInsert {
+	m := &multiInsert{what: what, prefix: prefix, suffix: suffix, cols: cols, chunk: chunk}
+	m.full = m.statement(chunk)
 	return m
 }
 
 // statement inserts n rows.
 func (m *multiInsert) statement(n int) string {
 	row := "(" + Marks(m.cols) + "),"
-	return m.prefix + strings.TrimSuffix(strings.Repeat(row, n), ",")
+	return m.prefix + strings.TrimSuffix(strings.Repeat(row, n), ",") + m.suffix
 }
 
 // flush inserts the rows whose arguments *pending holds, in order (with
@@ -241,9 +227,9 @@ func (m *multiInsert) flush(ctx context.Context, tx *sql.Tx, pending *[]any) err
 	args := *pending
 	*pending = args[:0]
 	for len(args) > 0 {
-		n := min(len(args)/m.cols, multiChunk)
+		n := min(len(args)/m.cols, m.chunk)
 		q := m.full
-		if n < multiChunk {
+		if n < m.chunk {
 			q = m.statement(n)
 		}
 		if _, err := tx.ExecContext(ctx, q, args[:n*m.cols]...); err != nil {
