@@ -2,23 +2,46 @@ package retrieve
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // EvalCase is one line of an evaluation file: a question (or a path, for a
 // file-history case) and the full shas of the commits that answer it.
 type EvalCase struct {
-	ID       string   `json:"id"`
-	Kind     string   `json:"kind,omitempty"`
-	Question string   `json:"question,omitempty"`
-	Path     string   `json:"path,omitempty"`
+	ID       string `json:"id"`
+	Kind     string `json:"kind,omitempty"`
+	Question string `json:"question,omitempty"`
+	Path     string `json:"path,omitempty"`
+	// Split is "dev" (tune on it) or "test" (report it, never tune on
+	// it); a case without one is dev.
+	Split    string   `json:"split,omitempty"`
 	Expected []string `json:"expected"`
+}
+
+// The splits of an evaluation set.
+const (
+	SplitDev  = "dev"
+	SplitTest = "test"
+)
+
+// OfSplit returns the cases of one split, in order.
+func OfSplit(cases []EvalCase, split string) []EvalCase {
+	var out []EvalCase
+	for _, c := range cases {
+		if c.Split == split {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // ReadEvalCases parses a JSONL evaluation file, one case a line (blank
@@ -48,6 +71,11 @@ func ReadEvalCases(r io.Reader) ([]EvalCase, error) {
 			return nil, fmt.Errorf("line %d (%s): give a question or a path, not both or neither", n, c.ID)
 		case len(c.Expected) == 0:
 			return nil, fmt.Errorf("line %d (%s): no expected commits", n, c.ID)
+		case c.Split != "" && c.Split != SplitDev && c.Split != SplitTest:
+			return nil, fmt.Errorf("line %d (%s): split %q: want dev or test", n, c.ID, c.Split)
+		}
+		if c.Split == "" {
+			c.Split = SplitDev
 		}
 		for _, e := range c.Expected {
 			if len(e) != 40 || strings.Trim(strings.ToLower(e), "0123456789abcdef") != "" {
@@ -81,6 +109,7 @@ type Scores struct {
 // EvalReport is one ranker's scores.
 type EvalReport struct {
 	Ranker string            `json:"ranker"`
+	Split  string            `json:"split,omitempty"`
 	All    Scores            `json:"all"`
 	ByKind map[string]Scores `json:"by_kind"`
 	// Misses lists the cases whose first expected commit is not in the
@@ -146,24 +175,35 @@ func caseText(c EvalCase) string {
 	return strings.NewReplacer("/", " ", ".", " ", "_", " ").Replace(c.Path)
 }
 
-// GitGrepRanker is the first baseline: git log --grep on the question's
-// content words (any of them, case-insensitive), newest first, as a
-// developer would try it.
+// GitGrepRanker is the first baseline: git log --grep as a developer
+// would use it, one content word of the question at a time
+// (case-insensitive), ranking the commits by how many of the words their
+// message holds, newest first among equals.
 func GitGrepRanker(repoPath string) Ranker {
 	return func(ctx context.Context, c EvalCase) ([]string, error) {
-		args := []string{"-C", repoPath, "log", "--format=%H", "-i", "--no-merges", "-n", "10"}
 		words := Normalize(caseText(c))
-		if len(words) == 0 {
-			return nil, nil
-		}
+		slices.Sort(words)
+		words = slices.Compact(words)
+		count := map[string]int{}
+		when := map[string]int64{}
 		for _, w := range words {
-			args = append(args, "--grep="+w)
+			out, err := exec.CommandContext(ctx, "git", "-C", repoPath, "log", "--format=%H %ct", "-i", "--no-merges",
+				"--fixed-strings", "--grep="+w).Output()
+			if err != nil {
+				return nil, fmt.Errorf("git log --grep: %w", err)
+			}
+			for line := range strings.Lines(string(out)) {
+				hash, ct, _ := strings.Cut(strings.TrimSpace(line), " ")
+				count[hash]++
+				t, _ := strconv.ParseInt(ct, 10, 64)
+				when[hash] = t
+			}
 		}
-		out, err := exec.CommandContext(ctx, "git", args...).Output()
-		if err != nil {
-			return nil, fmt.Errorf("git log --grep: %w", err)
-		}
-		return strings.Fields(string(out)), nil
+		hashes := slices.Collect(maps.Keys(count))
+		slices.SortFunc(hashes, func(a, b string) int {
+			return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(when[b], when[a]), cmp.Compare(a, b))
+		})
+		return hashes[:min(len(hashes), 10)], nil
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 )
 
 func (a *app) evalCmd() *cobra.Command {
-	var repo, mode string
+	var repo, mode, split string
 	var jsonOut, baselines bool
 	c := &cobra.Command{
 		Use:   "eval FILE.jsonl",
@@ -54,6 +54,14 @@ A question runs as gitmemory query, a path as gitmemory history.`,
 			if err != nil {
 				return err
 			}
+			splits := []string{retrieve.SplitDev, retrieve.SplitTest}
+			switch split {
+			case "all":
+			case retrieve.SplitDev, retrieve.SplitTest:
+				splits = []string{split}
+			default:
+				return fmt.Errorf("--split %q: want dev, test or all", split)
+			}
 			type ranker struct {
 				name string
 				rank retrieve.Ranker
@@ -65,11 +73,21 @@ A question runs as gitmemory query, a path as gitmemory history.`,
 			}
 			var reps []*retrieve.EvalReport
 			for _, rk := range rankers {
-				rep, err := retrieve.Evaluate(c.Context(), rk.name, cases, rk.rank)
-				if err != nil {
-					return err
+				for _, sp := range splits {
+					part := retrieve.OfSplit(cases, sp)
+					if len(part) == 0 {
+						continue
+					}
+					rep, err := retrieve.Evaluate(c.Context(), rk.name, part, rk.rank)
+					if err != nil {
+						return err
+					}
+					rep.Split = sp
+					reps = append(reps, rep)
 				}
-				reps = append(reps, rep)
+			}
+			if len(reps) == 0 {
+				return fmt.Errorf("%s: no %s cases", args[0], split)
 			}
 			if jsonOut {
 				return writeJSON(a.stdout, reps)
@@ -81,30 +99,63 @@ A question runs as gitmemory query, a path as gitmemory history.`,
 	f := c.Flags()
 	f.StringVar(&repo, "repo", ".", "the repository the cases are about: a registered name or a path inside it")
 	f.StringVar(&mode, "mode", "", "search mode for the questions: hybrid, vector, keyword or basic (default: best available)")
+	f.StringVar(&split, "split", "all", "which cases to run: dev (tune on these), test (report these) or all, each split in its own columns")
 	f.BoolVar(&baselines, "baselines", true, "also run the two baselines")
 	f.BoolVar(&jsonOut, "json", false, "print as JSON")
 	return c
 }
 
+// printEval prints one row per ranker and kind, with a column group per
+// split, so that dev and test figures sit side by side.
 func printEval(w io.Writer, reps []*retrieve.EvalReport) {
-	kinds := []string{}
-	for k := range reps[0].ByKind {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	fmt.Fprintf(w, "%-16s %-10s %6s %9s %10s %6s\n", "ranker", "kind", "cases", "recall@5", "recall@10", "MRR")
+	var rankers, splits []string
+	kinds := []string{"all"}
+	byKey := map[[3]string]retrieve.Scores{}
 	for _, r := range reps {
-		row := func(kind string, s retrieve.Scores) {
-			fmt.Fprintf(w, "%-16s %-10s %6d %9.3f %10.3f %6.3f\n", r.Ranker, kind, s.Cases, s.Recall5, s.Recall10, s.MRR)
+		if !slices.Contains(rankers, r.Ranker) {
+			rankers = append(rankers, r.Ranker)
 		}
-		row("all", r.All)
+		if !slices.Contains(splits, r.Split) {
+			splits = append(splits, r.Split)
+		}
+		byKey[[3]string{r.Ranker, r.Split, "all"}] = r.All
+		for k, s := range r.ByKind {
+			if !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+			byKey[[3]string{r.Ranker, r.Split, k}] = s
+		}
+	}
+	slices.Sort(kinds[1:])
+	fmt.Fprintf(w, "%-16s %-10s", "", "")
+	for _, sp := range splits {
+		fmt.Fprintf(w, " | %-27s", sp)
+	}
+	fmt.Fprintf(w, "\n%-16s %-10s", "ranker", "kind")
+	for range splits {
+		fmt.Fprintf(w, " | %5s %6s %7s %6s", "cases", "R@5", "R@10", "MRR")
+	}
+	fmt.Fprintln(w)
+	for _, rk := range rankers {
 		for _, k := range kinds {
-			row(k, r.ByKind[k])
+			fmt.Fprintf(w, "%-16s %-10s", rk, k)
+			for _, sp := range splits {
+				s, ok := byKey[[3]string{rk, sp, k}]
+				if !ok {
+					fmt.Fprintf(w, " | %5s %6s %7s %6s", "-", "", "", "")
+					continue
+				}
+				fmt.Fprintf(w, " | %5d %6.3f %7.3f %6.3f", s.Cases, s.Recall5, s.Recall10, s.MRR)
+			}
+			fmt.Fprintln(w)
 		}
 	}
-	if len(reps[0].Misses) > 0 {
-		fmt.Fprintf(w, "\n%s missed (no expected commit in the top 10): %s\n", reps[0].Ranker, strings.Join(reps[0].Misses, " "))
+	for _, r := range reps {
+		if r.Ranker == rankers[0] && len(r.Misses) > 0 {
+			fmt.Fprintf(w, "\n%s missed on %s (no expected commit in the top 10): %s", r.Ranker, r.Split, strings.Join(r.Misses, " "))
+		}
 	}
+	fmt.Fprintln(w)
 }
 
 // openSearcher resolves a repository argument and opens its stores in this
