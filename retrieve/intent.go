@@ -98,3 +98,38 @@ func markerText(q string) string {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}), " ") + " "
 }
+
+// asks is what a question asks for, beyond its words: the things seed
+// 001's additive points reward only when they are asked for.
+type asks struct {
+	removal   bool // why or where something went
+	rationale bool // a why: stated reasons answer it
+	security  bool // a security question: security changes answer it
+	recent    bool // the last days' changes
+}
+
+var (
+	securityMarkers = []string{"secur", "vulnerab", "cve", "exploit", "attack", "xss", "csrf", "injection", "sanitiz",
+		"unsafe", "malicious", "безопасн", "уязвим"}
+	recentMarkers = []string{"recent", "lately", "last week", "yesterday", "today", "this week", "just now",
+		"недавн", "вчера", "сегодня"}
+)
+
+// askedFor reads what a question asks for from its words and intent.
+func askedFor(q, intent string) asks {
+	t := markerText(q)
+	has := func(markers []string) bool {
+		for _, m := range markers {
+			if strings.Contains(t, " "+m) {
+				return true
+			}
+		}
+		return false
+	}
+	return asks{
+		removal:   asksRemoval(q),
+		rationale: intent == IntentExplain,
+		security:  has(securityMarkers),
+		recent:    has(recentMarkers),
+	}
+}

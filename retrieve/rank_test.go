@@ -91,7 +91,7 @@ func TestRankRemovalAndNamedSubjects(t *testing.T) {
 	}
 	// Every commit changed bufferSize; the one whose subject names it is
 	// about it.
-	if got := top("how did bufferSize evolve for large dashboards"); got != c["named"] {
+	if got := top("how did bufferSize evolve"); got != c["named"] {
 		t.Errorf("entity question: top %s, want the commit naming bufferSize %s", got, c["named"])
 	}
 }
