@@ -655,14 +655,20 @@ var clsWordTable = []clsWordRow{
 		"expensive|overhead|" +
 		"avoid copy*|zero copy"},
 
-	{model.Security, 3, "security|cve|ghsa|cwe|xss|csrf|xsrf|ssrf|xxe|rce|redos|injection*|vulnerab*|" +
-		"path traversal|directory traversal|zip slip|remote code execution|privilege escalation|" +
-		"denial of service|timing attack*|open redirect|clickjack*|уязвим*|инъекц*"},
-	{model.Security, 2, "sanitiz*|sanitis*|overflow*|exploit*|insecure|harden*|redact*|" +
+	// Security words are only those that mean an attack or its fix.
+	// Escaping, validation, bypassing an alias, directory traversal (a
+	// file walker's job), injection (of dependencies), overflow (of a
+	// layout), secrets (a feature of the tool), a sanitizer (a build
+	// option) and "code injection" (of ANSI codes) are everyday words of
+	// other changes.
+	{model.Security, 3, "security|cve|ghsa|cwe|xss|csrf|xsrf|ssrf|xxe|rce|redos|vulnerab*|" +
+		"path traversal|zip slip|remote code execution|arbitrary code execution|privilege escalation|" +
+		"denial of service|dos attack*|timing attack*|open redirect|clickjack*|sql injection|command injection|" +
+		"shell injection|header injection|template injection|prototype pollution|уязвим*|инъекц*"},
+	{model.Security, 2, "exploit*|insecure|harden*|buffer overflow|heap overflow|use after free|" +
+		"use-after-free|double free|out of bounds read|out of bounds write|attack|attacks|attacker*|malicious|" +
 		"content security policy|безопасн*"},
-	{model.Security, 1, "escape|escapes|escaped|escaping|secret|secrets|credential*|bypass*|privilege*|csp|" +
-		"untrusted|malicious|attacker*"},
-	{model.Security, 0.5, "password*|validate|validates|validation"},
+	{model.Security, 1, "sanitize|sanitizes|sanitized|sanitizing|sanitise|sanitises|sanitised|untrusted"},
 
 	{model.Documentation, 2, "doc|docs|documentation|readme|changelog|godoc|javadoc|jsdoc|rustdoc|" +
 		"docstring*|manpage*|man page*|документаци*|ридми"},
