@@ -12,8 +12,10 @@ package retrieve
 // important diffs, and related tests. An item that does not fit is left
 // out and the next is tried, so a smaller item of a later section may
 // still use what is left; a diff that does not fit whole is tried again
-// cut to half and a quarter of its lines. Provenance lists the commits,
-// files and authors of the items that made it in, and is counted with them.
+// cut to half and a quarter of its lines, and a key item without its
+// evidence, then without that of the key items before it. Provenance
+// lists the commits, files and authors of the items that made it in, and
+// is counted with them.
 //
 // # Counting
 //
@@ -140,6 +142,22 @@ type KeyItem struct {
 	Summary        string  `json:"summary"`
 	Classification string  `json:"classification"`
 	RelevanceScore float64 `json:"relevance_score"`
+	// Evidence is why the commit was chosen: the sentence of it that best
+	// matches the query (pack_evidence.go); nil when none does, or when the
+	// budget had no room for it.
+	Evidence *Evidence `json:"evidence,omitempty"`
+	// cands are the sentences Evidence is chosen from; not in the JSON,
+	// and nil once chosen.
+	cands []evidenceCand
+}
+
+// Evidence is a sentence of a key commit's message, design notes or added
+// comments, on one line and at most packMaxTextRunes runes. Source is
+// "message", "design note" (a sentence of the message that states a
+// rationale), or "comment in PATH:LINE".
+type Evidence struct {
+	Text   string `json:"text"`
+	Source string `json:"source"`
 }
 
 // CodeItem is an entity the query named or the top commits changed: its
@@ -208,6 +226,13 @@ func BuildPack(ctx context.Context, st *store.Store, in PackInput, opts PackOpti
 	pc, err := gatherPack(ctx, st, in, opts)
 	if err != nil {
 		return nil, err
+	}
+	warning, err := packEvidence(ctx, in.Query, pc.all.KeyItems)
+	if err != nil {
+		return nil, err
+	}
+	if warning != "" {
+		pc.frame.Warnings = append(pc.frame.Warnings, warning)
 	}
 	return newPackFitter(pc, opts, count).fit()
 }

@@ -40,26 +40,65 @@ func (f *packFitter) fit() (*Pack, error) {
 }
 
 // try takes a candidate if the pack still fits with it; a diff that does
-// not fit is tried again cut to half and a quarter of its lines.
+// not fit is tried again cut to half and a quarter of its lines, a key
+// item without evidence (shedEvidence).
 func (f *packFitter) try(c packCand, summary string) {
 	trial := append(f.taken[:len(f.taken):len(f.taken)], c)
-	if f.measure(trial, summary) <= f.budget {
+	fits := func() bool { return f.measure(trial, summary) <= f.budget }
+	ok := fits()
+	switch {
+	case ok:
+	case c.sec == secKeyItems:
+		ok = f.shedEvidence(trial, fits)
+	case c.sec == secDiffs:
+		ok = f.cutDiff(c.idx, fits)
+	}
+	if ok {
 		f.taken = trial
-		return
 	}
-	if c.sec != secDiffs {
-		return
+}
+
+// shedEvidence drops the evidence of the trial's key items, the last
+// first (the one tried, then those taken before it), until the trial
+// fits: a key item never stays out for lack of room while an evidence is
+// in. When even that does not fit, the evidence is put back.
+func (f *packFitter) shedEvidence(trial []packCand, fits func() bool) bool {
+	items := f.pc.all.KeyItems
+	type shed struct {
+		i  int
+		ev *Evidence
 	}
-	d := &f.pc.all.ImportantDiffs[c.idx]
+	var undo []shed
+	for j := len(trial) - 1; j >= 0; j-- {
+		i := trial[j].idx
+		if trial[j].sec != secKeyItems || items[i].Evidence == nil {
+			continue
+		}
+		undo = append(undo, shed{i, items[i].Evidence})
+		items[i].Evidence = nil
+		if fits() {
+			return true
+		}
+	}
+	for _, u := range undo {
+		items[u.i].Evidence = u.ev
+	}
+	return false
+}
+
+// cutDiff tries the idx-th diff cut to half and a quarter of its lines;
+// when neither fits it is left whole.
+func (f *packFitter) cutDiff(idx int, fits func() bool) bool {
+	d := &f.pc.all.ImportantDiffs[idx]
 	full := d.Diff
 	for lines := packMaxDiffLines / 2; lines >= packMinDiffLines; lines /= 2 {
-		d.Diff = trimDiff(f.pc.diffs[c.idx], lines)
-		if f.measure(trial, summary) <= f.budget {
-			f.taken = trial
-			return
+		d.Diff = trimDiff(f.pc.diffs[idx], lines)
+		if fits() {
+			return true
 		}
 	}
 	d.Diff = full
+	return false
 }
 
 // fitSummary chooses the summary: its leading sentences, at most
@@ -80,6 +119,11 @@ func (f *packFitter) fitSummary() (string, error) {
 	var first []packCand
 	if len(f.pc.order) > 0 && f.pc.order[0].sec == secKeyItems {
 		first = f.pc.order[:1]
+		// The summary goes before the first key item's evidence.
+		k := &f.pc.all.KeyItems[first[0].idx]
+		ev := k.Evidence
+		k.Evidence = nil
+		defer func() { k.Evidence = ev }()
 	}
 	for j := k; j >= 1; j-- {
 		if s := strings.Join(sents[:j], " "); f.measure(first, s) <= f.budget {

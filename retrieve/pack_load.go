@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gitmemory/gitmemory/model"
@@ -24,6 +25,7 @@ type packCommit struct {
 	res       Item
 	hash      string
 	subject   string
+	body      string // the message after the subject; key items only
 	summary   string
 	class     string
 	author    string
@@ -112,6 +114,9 @@ func loadPackDetails(ctx context.Context, db *sql.DB, cs []*packCommit) error {
 	if err := loadPackNotes(ctx, db, idList, byID); err != nil {
 		return err
 	}
+	if err := loadPackBodies(ctx, db, cs[:min(len(cs), packMaxKeyItems)]); err != nil {
+		return err
+	}
 	err = packRows(ctx, db, `SELECT c.commit_id, e.key, e.path, e.qualified, e.name, e.kind, e.language,
 			c.action, c.signature, c.start_line, c.end_line
 		FROM entity_changes c JOIN entities e ON e.id = c.entity_id
@@ -154,6 +159,46 @@ func loadPackNotes(ctx context.Context, db *sql.DB, idList string, byID map[int6
 		return fmt.Errorf("pack design notes: %w", err)
 	}
 	return nil
+}
+
+// loadPackBodies reads the message bodies of the commits, for their
+// evidence, from the keyword index: one query for all, where the "msg:"
+// blobs would take one each (GetBlob), and the row holds the body apart
+// from the subject. A commit without a row keeps an empty body.
+func loadPackBodies(ctx context.Context, db *sql.DB, cs []*packCommit) error {
+	byID := map[int64]*packCommit{}
+	var ids []int64
+	for _, c := range cs {
+		byID[c.id] = c
+		ids = append(ids, c.id)
+	}
+	err := packRows(ctx, db, `SELECT rowid, body FROM search WHERE rowid IN (SELECT value FROM json_each(?))`,
+		packJSONList(ids), func(r *sql.Rows) error {
+			var id int64
+			var body string
+			if err := r.Scan(&id, &body); err != nil {
+				return err
+			}
+			if c := byID[id]; c != nil {
+				c.body = indexedBody(body)
+			}
+			return nil
+		})
+	if err != nil {
+		return fmt.Errorf("pack message bodies: %w", err)
+	}
+	return nil
+}
+
+// indexedBody undoes store.SearchText on a body read from the keyword
+// index: the line of identifier parts it appended ("parse config file" for
+// parseConfigFile), which is no sentence of the message. The issue keys
+// the index appends as lines of their own are left: evidence skips them.
+func indexedBody(body string) string {
+	if i := strings.LastIndexByte(body, '\n'); i >= 0 && store.SearchText(body[:i]) == body {
+		return body[:i]
+	}
+	return body
 }
 
 // packEntityInfo is an entity the query named, with its newest live change.

@@ -12,7 +12,8 @@ import (
 // shows), the warnings and the clarify suggestion, then a section per
 // non-empty part in seed 003's priority order (summary, key commits,
 // timeline, design notes, code context, diffs, tests), and provenance.
-// Commits are shown by their short hash, times as UTC dates.
+// Commits are shown by their short hash, times as UTC dates; a key
+// commit's evidence is quoted under it, with its source.
 func RenderMarkdown(p *Pack) string {
 	var b strings.Builder
 	mdHeader(&b, p)
@@ -82,7 +83,11 @@ func mdKeyItem(k KeyItem) string {
 	if k.Classification != "" {
 		class = " " + k.Classification
 	}
-	return fmt.Sprintf("- `%s`%s · %g · %s\n", packShort(k.Hash), class, k.RelevanceScore, k.Summary)
+	line := fmt.Sprintf("- `%s`%s · %g · %s\n", packShort(k.Hash), class, k.RelevanceScore, k.Summary)
+	if e := k.Evidence; e != nil {
+		line += fmt.Sprintf("  > \"%s\" — %s\n", e.Text, e.Source)
+	}
+	return line
 }
 
 func mdTimeline(e TimelineEntry) string {

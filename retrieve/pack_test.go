@@ -451,3 +451,125 @@ func TestPackLatency(t *testing.T) {
 		t.Logf("BuildPack %s, 4000 tokens: p50 %v, max %v", format, took[n/2], took[n-1])
 	}
 }
+
+// evidenceRepo is an indexed repository whose commits say why SignIn
+// retries in a body sentence (behind an unrelated one and trailers) and
+// in an added comment.
+type evidenceRepo struct {
+	st                *store.Store
+	add, fix, backoff string
+}
+
+func evidenceFixture(tb testing.TB) *evidenceRepo {
+	tb.Helper()
+	g := gittest.New(tb)
+	r := &evidenceRepo{}
+	g.Write("auth/sso.go", "package auth\n\n// SignIn logs a user in.\nfunc SignIn(user string) error { return dial(user) }\n\n"+
+		"func dial(user string) error { return nil }\n")
+	r.add = g.Commit("feat: add SignIn for SSO login")
+	g.Write("auth/sso.go", "package auth\n\n// SignIn logs a user in.\nfunc SignIn(user string) (err error) {\n"+
+		"\tfor attempt := 0; attempt < 3; attempt++ {\n\t\tif err = dial(user); err == nil {\n\t\t\treturn nil\n\t\t}\n\t}\n\treturn err\n}\n\n"+
+		"func dial(user string) error { return nil }\n")
+	r.fix = g.Commit("fix: make the client more robust\n\nUpdate the changelog for the next release.\n\n" +
+		"The SSO provider resets idle connections after thirty seconds, so SignIn now retries the dial three times.\n\n" +
+		"Signed-off-by: Ada Lovelace <ada@example.com>\nFixes #12\n")
+	g.Write("auth/backoff.go", "package auth\n\n// NOTE: SignIn waits between the dial retries, since the provider throttles three quick dials.\n"+
+		"func wait(attempt int) {}\n")
+	r.backoff = g.Commit("refactor: extract a helper")
+	r.st = openStore(tb, "")
+	syncInto(tb, g, r.st)
+	return r
+}
+
+// TestPackEvidence shows each key commit's evidence in both formats, and
+// holds the budget: evidence goes before a key item does.
+func TestPackEvidence(t *testing.T) {
+	r := evidenceFixture(t)
+	in := PackInput{Query: "why does SignIn retry the dial three times?", Repository: "auth", Intent: "explain", Mode: ModeHybrid,
+		Items: []Item{{Commit: r.fix, Score: 0.9}, {Commit: r.backoff, Score: 0.8}, {Commit: r.add, Score: 0.5}}}
+	wantFix := &Evidence{Text: "The SSO provider resets idle connections after thirty seconds, so SignIn now retries the dial three times.",
+		Source: "message"}
+	wantBackoff := &Evidence{Text: "NOTE: SignIn waits between the dial retries, since the provider throttles three quick dials.",
+		Source: "comment in auth/backoff.go:3"}
+
+	md := renderPackText(t, buildTestPack(t, &packRepo{st: r.st}, in, packOpts(0, FormatMarkdown)), FormatMarkdown)
+	for _, want := range []string{
+		"- `" + r.fix[:7] + "` bugfix · 0.9 · Make the client more robust\n  > \"" + wantFix.Text + "\" — message\n",
+		"- `" + r.backoff[:7] + "` refactor · 0.8 · Extract a helper\n  > \"" + wantBackoff.Text + "\" — comment in auth/backoff.go:3\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+
+	js := renderPackText(t, buildTestPack(t, &packRepo{st: r.st}, in, packOpts(0, FormatJSON)), FormatJSON)
+	var p Pack
+	if err := json.Unmarshal([]byte(js), &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.KeyItems) < 2 {
+		t.Fatalf("%d key items", len(p.KeyItems))
+	}
+	if diff := gocmp.Diff(wantFix, p.KeyItems[0].Evidence); diff != "" {
+		t.Errorf("JSON evidence of the fix (-want +got):\n%s", diff)
+	}
+	if diff := gocmp.Diff(wantBackoff, p.KeyItems[1].Evidence); diff != "" {
+		t.Errorf("JSON evidence of the refactor (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(js, `"evidence":{"text":"The SSO provider resets`) {
+		t.Errorf("JSON lacks the evidence field:\n%s", js)
+	}
+
+	evidenced := func(p *Pack) int {
+		n := 0
+		for _, k := range p.KeyItems {
+			if k.Evidence != nil {
+				n++
+			}
+		}
+		return n
+	}
+	count, err := tokenCounter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{FormatMarkdown, FormatJSON} {
+		all := evidenced(buildTestPack(t, &packRepo{st: r.st}, in, packOpts(100_000, format)))
+		shed := false
+		for budget := 150; budget <= 600; budget += 10 {
+			opts := packOpts(budget, format)
+			p, err := BuildPack(context.Background(), r.st, in, opts)
+			if errors.Is(err, ErrBudgetTooSmall) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := CountTokens(renderPackText(t, p, format))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != p.Metadata.TokenCount || n > budget {
+				t.Errorf("%s %d: token_count %d, rendered %d tokens", format, budget, p.Metadata.TokenCount, n)
+			}
+			// The same pack fitted without evidence has as many key items.
+			pc, err := gatherPack(context.Background(), r.st, in, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bare, err := newPackFitter(pc, opts, count).fit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.KeyItems) != len(bare.KeyItems) {
+				t.Errorf("%s %d: %d key items with evidence, %d without", format, budget, len(p.KeyItems), len(bare.KeyItems))
+			}
+			if len(p.KeyItems) == len(in.Items) && evidenced(p) < all {
+				shed = true
+			}
+		}
+		if !shed {
+			t.Errorf("%s: no budget kept every key item by leaving out evidence", format)
+		}
+	}
+}
