@@ -61,8 +61,8 @@ type SearchOptions struct {
 	// FuzzyWeight is the fuzzy share of the match score; the keyword
 	// (shared name parts) share is the rest (default 0.7).
 	FuzzyWeight float64
-	// StaleDays: a result older than this whose files changed since is
-	// labelled stale (default 90).
+	// StaleDays: a result older than this whose added lines have mostly
+	// been rewritten since is labelled stale (default 90; see label).
 	StaleDays        int
 	IncludeRewritten bool
 	Now              func() time.Time

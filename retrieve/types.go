@@ -37,7 +37,8 @@ type Item struct {
 	// Why says what matched: "keyword", "vector", "entity Foo", "path a/b",
 	// "issue #12", "sha".
 	Why []string `json:"why,omitempty"`
-	// Stale marks a result older than the stale threshold; Gone lists its
+	// Stale marks a result older than the stale threshold whose added
+	// lines have mostly been rewritten since; Gone lists its
 	// files that no longer exist at the head.
 	Stale bool     `json:"stale,omitempty"`
 	Gone  []string `json:"gone,omitempty"`

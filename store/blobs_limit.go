@@ -1,0 +1,37 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// ErrTooLarge: a blob is larger than the caller's limit; it was not read.
+var ErrTooLarge = errors.New("blob larger than the limit")
+
+// GetBlobUpTo returns the blob stored under key if it is at most max bytes
+// (uncompressed), ErrTooLarge without reading it if it is larger, or
+// ErrNotFound. Readers that can do without a large diff use it to skip the
+// decompression.
+func GetBlobUpTo(ctx context.Context, q Querier, key string, max int) ([]byte, error) {
+	var codec, size int
+	var data []byte
+	err := q.QueryRowContext(ctx, `SELECT codec, size, CASE WHEN size <= ? THEN data END FROM blobs WHERE key = ?`,
+		max, key).Scan(&codec, &size, &data)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("blob %s: %w", key, ErrNotFound)
+	case err != nil:
+		return nil, fmt.Errorf("get blob %s: %w", key, err)
+	case size > max:
+		return nil, fmt.Errorf("blob %s, %d bytes: %w", key, size, ErrTooLarge)
+	case codec == codecRaw:
+		return data, nil
+	}
+	out, err := decoder.DecodeAll(data, make([]byte, 0, size))
+	if err != nil {
+		return nil, fmt.Errorf("decode blob %s: %w", key, err)
+	}
+	return out, nil
+}
