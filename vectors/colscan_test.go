@@ -207,7 +207,7 @@ func (s *scanFixture) filter() (Filter, map[string]string) {
 // scan must be the one answering those without a commit filter.
 func (s *scanFixture) check(t *testing.T, dims int, queries int, cols bool) {
 	t.Helper()
-	local := NewLocal(dims)
+	local := hashLocal(dims)
 	for q := range queries {
 		v := s.vector(dims, local)
 		f, where := s.filter()
@@ -262,7 +262,7 @@ func testColScanEqualsRowScan(t *testing.T) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			dims := []int{384, 16, 7}[seed%3]
 			s := newScanFixture(seed)
-			local := NewLocal(dims)
+			local := hashLocal(dims)
 			s.check(t, dims, 5, false) // empty: nothing to scan by columns
 			for round := range 8 {
 				for range 50 + s.rng.IntN(300) {
@@ -311,7 +311,7 @@ func sameStore(t *testing.T, m *memIndex) {
 func TestColScanOddVectors(t *testing.T) {
 	const dims = 16
 	s := newScanFixture(9)
-	local := NewLocal(dims)
+	local := hashLocal(dims)
 	for range 300 {
 		s.add(s.vector(dims, local))
 	}
@@ -570,3 +570,8 @@ func reopened(t *testing.T, dir string, docs []Doc) *Index {
 	}
 	return openTest(t, dir, NewLocal(0))
 }
+
+// hashLocal is the local embedder without its word vectors: vectors of
+// exactly dims dimensions, for the scan tests, which test the scans and
+// need vectors of every size.
+func hashLocal(dims int) *Local { return &Local{dims: dims} }

@@ -57,7 +57,7 @@ func FuzzLocalEmbed(f *testing.F) {
 		if err != nil {
 			return // blank
 		}
-		if len(v[0]) != 64 || math.Abs(norm(v[0])-1) > 1e-4 {
+		if len(v[0]) != e.Dims() || math.Abs(norm(v[0])-1) > 1e-4 {
 			t.Fatalf("%q: %d dims, norm %v", s, len(v[0]), norm(v[0]))
 		}
 	})

@@ -89,7 +89,7 @@ func TestIndexLazyPersistent(t *testing.T) {
 		t.Error("a write loaded the vectors")
 	}
 	st, _ = ix.Status()
-	if st.NeedsRebuild || st.BuiltBy != "local-hash-v1-384" || st.Dims != 384 || st.Empty || st.Loaded {
+	if st.NeedsRebuild || st.BuiltBy != NewLocal(0).Name() || st.Dims != NewLocal(0).Dims() || st.Empty || st.Loaded {
 		t.Errorf("status after write %+v", st)
 	}
 	hits := mustQuery(t, ix, "concurrent map access bug in the daemon", 2, Filter{Kind: KindCommit})
@@ -274,8 +274,8 @@ func TestIndexRebuildOnEmbedderChange(t *testing.T) {
 	}
 	ix := openTest(t, dir, NewLocal(256))
 	st, err := ix.Status()
-	if err != nil || !st.NeedsRebuild || st.BuiltBy != "local-hash-v1-384" || st.Embedder != "local-hash-v1-256" ||
-		!strings.Contains(st.Reason, "built by local-hash-v1-384") {
+	if err != nil || !st.NeedsRebuild || st.BuiltBy != NewLocal(384).Name() || st.Embedder != NewLocal(256).Name() ||
+		!strings.Contains(st.Reason, "built by "+NewLocal(384).Name()) {
 		t.Fatalf("status %+v, %v", st, err)
 	}
 	if _, err := ix.Query(ctx, "race", 1, Filter{}); !errors.Is(err, ErrNeedsRebuild) {
@@ -291,7 +291,7 @@ func TestIndexRebuildOnEmbedderChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ = ix.Status()
-	if st.NeedsRebuild || !st.Empty || st.BuiltBy != "local-hash-v1-256" {
+	if st.NeedsRebuild || !st.Empty || st.BuiltBy != NewLocal(256).Name() {
 		t.Errorf("after reset %+v", st)
 	}
 	if err := ix.Upsert(ctx, corpus); err != nil {
@@ -305,7 +305,7 @@ func TestIndexRebuildOnEmbedderChange(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if !slices.Equal(names, []string{"index.json", "local-hash-v1-256"}) {
+	if !slices.Equal(names, []string{"index.json", collectionName(NewLocal(256).Name())}) {
 		t.Errorf("directory holds %v: the old collection should be gone", names)
 	}
 	// The old embedder now finds the index is not its own.

@@ -10,7 +10,7 @@ import (
 
 // localVersion changes whenever the local embedder's features change, so
 // that an index built by an older version is rebuilt rather than mixed.
-const localVersion = 1
+const localVersion = 2
 
 // DefaultLocalDims is the local embedder's default vector size.
 const DefaultLocalDims = 384
@@ -30,40 +30,66 @@ const (
 	conceptWeight = 0.7
 )
 
-// Local is the default embedder: feature hashing of identifier-aware
-// tokens, offline and deterministic (the same text gives the same vector
-// in every process and on every machine). Its features are word stems,
-// compound identifiers whole, stem bigrams, character trigrams of longer
-// words and a small software-engineering thesaurus ("crash" and "panic"
-// share a concept), each with sublinear term frequency, hashed with a sign
-// into Dims buckets and L2-normalised.
+// Local is the default embedder, offline and deterministic (the same text
+// gives the same vector in every process and on every machine). Its vector
+// has two halves, each a unit vector weighted so that a cosine mixes them:
 //
-// It ranks by shared vocabulary and its near forms; it does not understand
-// sentences the way a neural model does. Configure an Ollama or
-// OpenAI-compatible embedder for that.
+//   - hashed features of identifier-aware tokens: word stems, compound
+//     identifiers whole, stem bigrams, character trigrams of longer words
+//     and a small software-engineering thesaurus ("crash" and "panic" share
+//     a concept), each with sublinear term frequency, hashed with a sign
+//     into dims buckets. They match the words a commit shares with a
+//     question, and their near forms;
+//   - the smooth-inverse-frequency mean of the text's word vectors from the
+//     table shipped in the binary (wordvec.go), which places "uses less RAM"
+//     near "reduce memory footprint" and "pretty printed" near "json
+//     spaces": a question and a commit that share no word still meet.
+//
+// It is no sentence model: word order and negation are lost. Configure an
+// Ollama or OpenAI-compatible embedder for that.
 type Local struct {
-	dims int
+	dims int // of the hashed features
+	sem  *wordVectors
+	err  error // the word-vector table's, reported by Embed
 }
 
-// NewLocal returns a local embedder of dims dimensions (DefaultLocalDims
-// when dims is 0 or less).
+// NewLocal returns a local embedder whose hashed features take dims
+// dimensions (DefaultLocalDims when dims is 0 or less), followed by the
+// word-vector table's.
 func NewLocal(dims int) *Local {
 	if dims <= 0 {
 		dims = DefaultLocalDims
 	}
-	return &Local{dims: dims}
+	sem, err := sharedWordVectors()
+	return &Local{dims: dims, sem: sem, err: err}
 }
 
-// Name is "local-hash-v<version>-<dims>".
-func (l *Local) Name() string { return fmt.Sprintf("local-hash-v%d-%d", localVersion, l.dims) }
+// Name is "local-sem-v<version>-<dims>+<table dims>-<table digest>": a
+// new version of the code or of the table rebuilds the index.
+func (l *Local) Name() string {
+	if l.sem == nil {
+		return fmt.Sprintf("local-hash-v%d-%d", localVersion, l.dims)
+	}
+	return fmt.Sprintf("local-sem-v%d-%d+%d-%s", localVersion, l.dims, l.sem.dims, l.sem.id)
+}
 
-// Dims is the vector size.
-func (l *Local) Dims() int { return l.dims }
+// Dims is the vector size: the hashed features' and the table's.
+func (l *Local) Dims() int { return l.dims + l.semDims() }
+
+func (l *Local) semDims() int {
+	if l.sem == nil {
+		return 0
+	}
+	return l.sem.dims
+}
 
 // Embed returns the vector of each text.
 func (l *Local) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := checkTexts(texts); err != nil {
 		return nil, err
+	}
+	if l.err != nil {
+		return nil, l.err
 	}
 	out := make([][]float32, len(texts))
 	var scratch bag
@@ -163,7 +189,8 @@ func (l *Local) vectorInto(text string, b *bag) []float32 {
 		// Only function words or symbols: the text itself is the feature.
 		b.add(hashOf('S', strings.ToLower(strings.TrimSpace(text)), ""), stemWeight)
 	}
-	v := make([]float32, l.dims)
+	v := make([]float32, l.Dims())
+	lex, sem := v[:l.dims], v[l.dims:]
 	for _, f := range b.feats {
 		x := f.w
 		if f.tf > 1 {
@@ -172,12 +199,26 @@ func (l *Local) vectorInto(text string, b *bag) []float32 {
 		if f.h>>63 == 1 {
 			x = -x
 		}
-		v[(f.h&(1<<62-1))%uint64(l.dims)] += float32(x)
+		lex[(f.h&(1<<62-1))%uint64(l.dims)] += float32(x)
 	}
-	if normalize(v) != nil {
+	if normalize(lex) != nil {
 		// Every feature cancelled out in its bucket: keep a fixed unit
 		// vector rather than none.
-		v[0] = 1
+		lex[0] = 1
+	}
+	if l.sem == nil || !l.sem.sentence(text, sem) || normalize(sem) != nil {
+		clear(sem)
+		return v
+	}
+	// Both halves are unit vectors: weighted so, the cosine of two texts
+	// is (1-semShare) × their hashed features' cosine + semShare × their
+	// word vectors'.
+	wl, ws := float32(math.Sqrt(1-semShare)), float32(math.Sqrt(semShare))
+	for i := range lex {
+		lex[i] *= wl
+	}
+	for i := range sem {
+		sem[i] *= ws
 	}
 	return v
 }

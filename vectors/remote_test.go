@@ -402,8 +402,8 @@ func TestNewEmbedder(t *testing.T) {
 		name string
 		err  bool
 	}{
-		{Config{}, "local-hash-v1-384", false},
-		{Config{Kind: "local", Dims: 256}, "local-hash-v1-256", false},
+		{Config{}, NewLocal(384).Name(), false},
+		{Config{Kind: "local", Dims: 256}, NewLocal(256).Name(), false},
 		{Config{Kind: "ollama", Remote: RemoteConfig{Model: "nomic-embed-text"}}, "ollama:nomic-embed-text", false},
 		{Config{Kind: "openai", Remote: RemoteConfig{Model: "text-embedding-3-small", Dimensions: 512}}, "openai:text-embedding-3-small@512", false},
 		{Config{Kind: "ollama"}, "", true},

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Load table.bin.gz and print the nearest neighbours (cosine) of some words.
+
+usage: check.py [TABLE.bin.gz] [-k 8] [word ...]
+"""
+import gzip
+import math
+import os
+import struct
+import sys
+
+QUERIES = ("memory ram slow quadratic square crash duplicate unique sandbox deprecated "
+           "remove depth nested escape quiet timeout windows permission cache parse").split()
+
+
+def load(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"GMWVEC1\n":
+        raise ValueError("bad magic")
+    n, dims = struct.unpack_from("<II", data, 8)
+    off = 16
+    words, counts = [], []
+    for _ in range(n):
+        ln = data[off]
+        off += 1
+        words.append(data[off:off + ln].decode())
+        off += ln
+        counts.append(struct.unpack_from("<I", data, off)[0])
+        off += 4
+    rows = [struct.unpack_from(f"<{dims}b", data, off + i * dims) for i in range(n)]
+    off += n * dims
+    scales = struct.unpack_from(f"<{n}f", data, off)
+    off += 4 * n
+    if off != len(data):
+        raise ValueError(f"{len(data) - off} trailing bytes")
+    vecs = []
+    for r, s in zip(rows, scales):
+        v = [x * s for x in r]
+        norm = math.sqrt(sum(x * x for x in v)) or 1.0
+        vecs.append([x / norm for x in v])
+    return words, counts, vecs, dims
+
+
+def main():
+    args = sys.argv[1:]
+    k = 8
+    if "-k" in args:
+        i = args.index("-k")
+        k = int(args[i + 1])
+        del args[i:i + 2]
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "table.bin.gz")
+    if args and args[0].endswith(".gz"):
+        path = args.pop(0)
+    queries = args or QUERIES
+    words, counts, vecs, dims = load(path)
+    index = {w: i for i, w in enumerate(words)}
+    print(f"{path}: {len(words)} words x {dims} dims; unit-norm error of a row "
+          f"{abs(1 - math.sqrt(sum(x * x for x in vecs[0]))):.1e}")
+    for q in queries:
+        if q not in index:
+            print(f"{q}: (not in table)")
+            continue
+        qv = vecs[index[q]]
+        sims = []
+        for i, v in enumerate(vecs):
+            if i != index[q]:
+                sims.append((sum(a * b for a, b in zip(qv, v)), words[i]))
+        sims.sort(reverse=True)
+        print(f"{q} ({counts[index[q]]}): " + ", ".join(f"{w} {s:.2f}" for s, w in sims[:k]))
+
+
+if __name__ == "__main__":
+    main()
