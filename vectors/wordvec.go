@@ -205,4 +205,3 @@ func (wv *wordVectors) sentence(text string, out []float32) bool {
 	}
 	return found
 }
-
