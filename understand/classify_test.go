@@ -549,17 +549,17 @@ func TestClassifySecurityPrecision(t *testing.T) {
 	}
 	for msg, want := range map[string]bool{
 		"Introduce escape time-out for better handling of escape sequences": false,
-		"[vim] Escape % and # when running source command with :!":           false,
-		"Remove unnecessary ANSI code injection":                             false,
-		"Add --enable-ubsan (undefined behavior sanitizer)":                  false,
-		"[zsh-completion] \"\\find\" to bypass alias":                        false,
-		"Speed up directory traversal with a parallel walker":                false,
-		"Fix overflow of long paths in the status line":                      false,
-		"Fix heap buffer overflow in tokenadd() (fix #105)":                  true,
-		"Prevent open redirect allow list bypass due to encodeurl":           true,
-		"Fix use-after-free in args2obj() array argument path":               true,
-		"examples: fix path traversal in downloads example":                  true,
-		"Randomize hash seed to mitigate hash collision DoS attacks":         true,
+		"[vim] Escape % and # when running source command with :!":          false,
+		"Remove unnecessary ANSI code injection":                            false,
+		"Add --enable-ubsan (undefined behavior sanitizer)":                 false,
+		"[zsh-completion] \"\\find\" to bypass alias":                       false,
+		"Speed up directory traversal with a parallel walker":               false,
+		"Fix overflow of long paths in the status line":                     false,
+		"Fix heap buffer overflow in tokenadd() (fix #105)":                 true,
+		"Prevent open redirect allow list bypass due to encodeurl":          true,
+		"Fix use-after-free in args2obj() array argument path":              true,
+		"examples: fix path traversal in downloads example":                 true,
+		"Randomize hash seed to mitigate hash collision DoS attacks":        true,
 	} {
 		if got := security(msg); got != want {
 			t.Errorf("%q: security %v, want %v", msg, got, want)
