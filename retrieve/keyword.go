@@ -62,18 +62,25 @@ func Keyword(ctx context.Context, st *store.Store, q KeywordQuery) ([]KeywordHit
 }
 
 // bm25Expr is SQLite's bm25() with the keyword index's column weights.
-func bm25Expr() string {
-	w := columnWeights
+func bm25Expr() string { return bm25With(columnWeights) }
+
+// messageWeights weigh subject and body alike, as plain BM25 over whole
+// messages: the evaluation's baseline, which the tuned weights must not
+// move.
+var messageWeights = [6]float64{1, 1, 0, 0, 0, 0}
+
+func bm25With(w [6]float64) string {
 	return fmt.Sprintf("bm25(search, %g, %g, %g, %g, %g, %g)", w[0], w[1], w[2], w[3], w[4], w[5])
 }
 
 // sqlKeyword ranks the disjunction of alts in SQLite.
 func sqlKeyword(ctx context.Context, st *store.Store, alts []string, q KeywordQuery) ([]KeywordHit, error) {
 	expr := strings.Join(alts, " OR ")
+	rank := bm25Expr()
 	if q.MessagesOnly {
 		expr = "{subject body} : (" + expr + ")"
+		rank = bm25With(messageWeights)
 	}
-	rank := bm25Expr()
 	// Rank inside the FTS table first and join only the best: joining
 	// every match to commits (for the rewritten flag) cost as much as BM25
 	// itself. Twice the limit leaves room for rewritten commits; when
