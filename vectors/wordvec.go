@@ -77,7 +77,10 @@ func parseWordVectors(gz []byte) (*wordVectors, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errWordvec, err)
 	}
-	r := bufio.NewReader(zr)
+	// The digest is of the table, not of its gzip wrapping, whose header
+	// holds a time.
+	sum := sha256.New()
+	r := bufio.NewReader(io.TeeReader(zr, sum))
 	var head struct {
 		Magic   [8]byte
 		N, Dims uint32
@@ -113,8 +116,7 @@ func parseWordVectors(gz []byte) (*wordVectors, error) {
 	if err := binary.Read(r, binary.LittleEndian, scales); err != nil {
 		return nil, fmt.Errorf("%w: scales: %v", errWordvec, err)
 	}
-	sum := sha256.Sum256(gz)
-	wv := &wordVectors{id: hex.EncodeToString(sum[:4]), dims: dims, list: words, index: make(map[string]int32, n), rows: make([]float32, n*dims)}
+	wv := &wordVectors{id: hex.EncodeToString(sum.Sum(nil)[:4]), dims: dims, list: words, index: make(map[string]int32, n), rows: make([]float32, n*dims)}
 	mean := make([]float64, dims)
 	for i, w := range words {
 		weight := sifA / (sifA + counts[i]/math.Max(total, 1))
