@@ -695,13 +695,8 @@ func trimContext(edits []edit, n int, spans []span) []edit {
 // before the first change of a hunk that does not start the file.
 func contextOf(text []byte) (n int, ok bool) {
 	counting := false
-	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
+	for line := range bytes.Lines(text) {
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		switch {
 		case len(line) == 0:
 		case line[0] == '@':
@@ -827,13 +822,8 @@ func parseEdits(text []byte) []edit {
 // old position the next old line's), and its text.
 func diffLines(text []byte, fn func(kind byte, old, new int, line []byte)) {
 	o, n := 0, 0
-	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
+	for line := range bytes.Lines(text) {
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		if len(line) == 0 {
 			continue
 		}

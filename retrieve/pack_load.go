@@ -88,16 +88,22 @@ func loadPackCommits(ctx context.Context, db *sql.DB, hashes []string) (map[stri
 	return out, rows.Err()
 }
 
-// loadPackDetails reads the file changes, design notes and entity changes
-// of the commits.
-func loadPackDetails(ctx context.Context, db *sql.DB, cs []*packCommit) error {
+// packByID indexes the commits by id, and lists the ids as JSON for a
+// json_each() query.
+func packByID(cs []*packCommit) (map[int64]*packCommit, string) {
 	byID := map[int64]*packCommit{}
 	var ids []int64
 	for _, c := range cs {
 		byID[c.id] = c
 		ids = append(ids, c.id)
 	}
-	idList := packJSONList(ids)
+	return byID, packJSONList(ids)
+}
+
+// loadPackDetails reads the file changes, design notes and entity changes
+// of the commits.
+func loadPackDetails(ctx context.Context, db *sql.DB, cs []*packCommit) error {
+	byID, idList := packByID(cs)
 	err := packRows(ctx, db, `SELECT commit_id, seq, path, old_path, binary, skipped FROM file_changes
 		WHERE commit_id IN (SELECT value FROM json_each(?)) ORDER BY commit_id, seq`, idList, func(r *sql.Rows) error {
 		var id int64
@@ -166,14 +172,9 @@ func loadPackNotes(ctx context.Context, db *sql.DB, idList string, byID map[int6
 // blobs would take one each (GetBlob), and the row holds the body apart
 // from the subject. A commit without a row keeps an empty body.
 func loadPackBodies(ctx context.Context, db *sql.DB, cs []*packCommit) error {
-	byID := map[int64]*packCommit{}
-	var ids []int64
-	for _, c := range cs {
-		byID[c.id] = c
-		ids = append(ids, c.id)
-	}
+	byID, idList := packByID(cs)
 	err := packRows(ctx, db, `SELECT rowid, body FROM search WHERE rowid IN (SELECT value FROM json_each(?))`,
-		packJSONList(ids), func(r *sql.Rows) error {
+		idList, func(r *sql.Rows) error {
 			var id int64
 			var body string
 			if err := r.Scan(&id, &body); err != nil {
