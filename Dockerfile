@@ -30,6 +30,8 @@ RUN apt-get update \
  && mkdir -p /data /repos \
  && chown gitmemory:gitmemory /data
 COPY --from=build /out/gitmemory /usr/local/bin/gitmemory
+# The word-vector table compiled into the binary carries its sources' notices.
+COPY --from=build /src/vectors/wordvec/README.md /usr/share/doc/gitmemory/wordvec.md
 # Health probe without curl: GET /v1/health over bash's /dev/tcp, healthy on 200.
 # GITMEMORY_HEALTH_PORT if --listen uses another port; sends GITMEMORY_TOKEN when set.
 COPY --chmod=0755 <<'EOF' /usr/local/bin/gitmemory-healthcheck
