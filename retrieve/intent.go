@@ -74,10 +74,13 @@ var removalMarkers = []string{"removed", "pulled out", "pulled from", "dropped",
 	"where did it go", "disappear", "удален", "удалил", "убрал", "убран", "пропал", "исчез"}
 
 // asksRemoval reports whether the question asks why or where something went.
-func asksRemoval(q string) bool {
-	q = markerText(q)
-	for _, m := range removalMarkers {
-		if strings.Contains(q, " "+m) {
+func asksRemoval(q string) bool { return hasMarker(markerText(q), removalMarkers) }
+
+// hasMarker reports whether t (a markerText) holds a word starting with
+// one of the markers.
+func hasMarker(t string, markers []string) bool {
+	for _, m := range markers {
+		if strings.Contains(t, " "+m) {
 			return true
 		}
 	}
@@ -118,18 +121,10 @@ var (
 // askedFor reads what a question asks for from its words and intent.
 func askedFor(q, intent string) asks {
 	t := markerText(q)
-	has := func(markers []string) bool {
-		for _, m := range markers {
-			if strings.Contains(t, " "+m) {
-				return true
-			}
-		}
-		return false
-	}
 	return asks{
-		removal:   asksRemoval(q),
+		removal:   hasMarker(t, removalMarkers),
 		rationale: intent == IntentExplain,
-		security:  has(securityMarkers),
-		recent:    has(recentMarkers),
+		security:  hasMarker(t, securityMarkers),
+		recent:    hasMarker(t, recentMarkers),
 	}
 }

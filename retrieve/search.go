@@ -223,12 +223,13 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 	if err := s.details(ctx, cands); err != nil {
 		return nil, err
 	}
-	if asksRemoval(raw) {
+	asks := askedFor(raw, a.Intent)
+	if asks.removal {
 		if err := s.removals(ctx, cands, mode); err != nil {
 			return nil, err
 		}
 	}
-	ranked := s.rank(cands, a.Intent, raw, a.Entities, mode)
+	ranked := s.rank(cands, a.Intent, raw, asks, a.Entities, mode)
 	if len(ranked) == 0 {
 		a.NoMatch = true
 		a.Warnings = append(a.Warnings, "no matching commits found")
@@ -658,15 +659,17 @@ func (s *Searcher) matchScore(q, name string) float64 {
 	return s.opts.FuzzyWeight*fuzzy + (1-s.opts.FuzzyWeight)*kw
 }
 
-// details loads what scoring needs of each candidate, and drops rewritten
-// ones unless asked for.
+// details loads what scoring needs of each candidate not loaded yet, and
+// drops rewritten ones unless asked for (and hashes the store lacks).
 func (s *Searcher) details(ctx context.Context, cs *candSet) error {
-	if len(cs.m) == 0 {
-		return nil
+	var hashes []any
+	for h, c := range cs.m {
+		if c.id == 0 { // not loaded yet (commit ids start at 1)
+			hashes = append(hashes, h)
+		}
 	}
-	hashes := make([]any, 0, len(cs.m))
-	for h := range cs.m {
-		hashes = append(hashes, h)
+	if len(hashes) == 0 {
+		return nil
 	}
 	q := `SELECT id, hash, committer_time, classification, labels, author_name, insertions, deletions, rewritten, subject,
 		(SELECT COUNT(*) FROM design_notes n WHERE n.commit_id = commits.id)
@@ -690,12 +693,15 @@ func (s *Searcher) details(ctx context.Context, cs *candSet) error {
 			c.id, c.time, c.class, c.author, c.insertions, c.deletions, c.rewritten, c.notes, c.subject
 		x.security = strings.Contains(labels, `"security"`)
 	}
-	for h, c := range cs.m {
-		if !found[h] || (c.rewritten && !s.opts.IncludeRewritten) {
-			delete(cs.m, h)
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, h := range hashes {
+		if c := cs.m[h.(string)]; !found[c.hash] || (c.rewritten && !s.opts.IncludeRewritten) {
+			delete(cs.m, c.hash)
 		}
 	}
-	return rows.Err()
+	return nil
 }
 
 // importance of a commit by its change type, in [0, 1].
@@ -721,11 +727,10 @@ const minCosine = 0.15
 // change type's importance, the author) then scale it by at most
 // priorSpan: they reorder near-ties, never lift an unrelated commit over
 // a relevant one, and never make a commit with no evidence a result.
-func (s *Searcher) rank(cs *candSet, intent, raw string, entities []string, mode Mode) []Item {
+func (s *Searcher) rank(cs *candSet, intent, raw string, asks asks, entities []string, mode Mode) []Item {
 	w := s.opts.Weights
 	now := s.opts.Now().Unix()
 	lower := strings.ToLower(raw)
-	asks := askedFor(raw, intent)
 	names := entityNames(entities)
 	var out []Item
 	times := map[string]int64{}
@@ -816,7 +821,6 @@ func (s *Searcher) removals(ctx context.Context, cs *candSet, mode Mode) error {
 	slices.SortFunc(srcs, func(a, b *cand) int {
 		return cmp.Or(cmp.Compare(s.relevance(b, mode), s.relevance(a, mode)), cmp.Compare(a.hash, b.hash))
 	})
-	added := false
 	for _, src := range srcs[:min(len(srcs), removalSources)] {
 		rel := s.relevance(src, mode)
 		if rel <= 0 {
@@ -831,17 +835,11 @@ func (s *Searcher) removals(ctx context.Context, cs *candSet, mode Mode) error {
 		}
 		for _, h := range hashes {
 			c := cs.get(h)
-			if c.id == 0 {
-				added = true
-			}
 			c.removal = max(c.removal, removalShare*rel)
 			c.why = append(c.why, "deleted "+src.hash[:7]+"'s files")
 		}
 	}
-	if !added {
-		return nil
-	}
-	return s.details(ctx, cs)
+	return s.details(ctx, cs) // the deleting commits not among the candidates yet
 }
 
 // removalShare is the part of a match's relevance that the commit
