@@ -19,6 +19,7 @@ func TestReadEvalCasesErrors(t *testing.T) {
 		"no expected":   `{"id": "q1", "question": "x", "expected": []}`,
 		"short sha":     `{"id": "q1", "question": "x", "expected": ["abc123"]}`,
 		"not hex":       `{"id": "q1", "question": "x", "expected": ["` + strings.Repeat("z", 40) + `"]}`,
+		"bad split":     `{"id": "q1", "question": "x", "split": "train", "expected": ["` + sha + `"]}`,
 	} {
 		if _, err := ReadEvalCases(strings.NewReader(in)); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -28,6 +29,17 @@ func TestReadEvalCasesErrors(t *testing.T) {
 		`{"id": "q1", "question": "x", "expected": ["` + sha + `"]}` + "\n" + `{"id": "h1", "path": "a.go", "expected": ["` + sha + `"]}`))
 	if err != nil || len(cases) != 2 || cases[0].Kind != "question" || cases[1].Kind != "history" {
 		t.Errorf("cases %+v, err %v", cases, err)
+	}
+	// A case without a split is dev; OfSplit keeps a split's cases in order.
+	cases, err = ReadEvalCases(strings.NewReader(`{"id": "a", "question": "x", "expected": ["` + sha + `"]}` + "\n" +
+		`{"id": "b", "question": "y", "split": "test", "expected": ["` + sha + `"]}` + "\n" +
+		`{"id": "c", "question": "z", "split": "dev", "expected": ["` + sha + `"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev, test := OfSplit(cases, SplitDev), OfSplit(cases, SplitTest); len(dev) != 2 || dev[0].ID != "a" || dev[1].ID != "c" ||
+		len(test) != 1 || test[0].ID != "b" {
+		t.Errorf("dev %+v, test %+v", dev, test)
 	}
 }
 

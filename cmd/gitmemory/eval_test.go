@@ -67,6 +67,12 @@ func TestEvalEndToEnd(t *testing.T) {
 	home := t.TempDir()
 	mustCLI(t, home, "add", g.Dir, "--name", "kv")
 	mustCLI(t, home, "sync", "kv")
+	if _, errOut, code := cli(t, home, "eval", set, "--repo", "kv", "--split", "train"); code == 0 || !strings.Contains(errOut, "want dev, test or all") {
+		t.Errorf("--split train: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := cli(t, home, "eval", set, "--repo", "kv", "--split", "test"); code == 0 || !strings.Contains(errOut, "no test cases") {
+		t.Errorf("--split test of a set with none: exit %d, %q", code, errOut)
+	}
 	var reps []retrieve.EvalReport
 	if err := json.Unmarshal([]byte(mustCLI(t, home, "eval", set, "--repo", "kv", "--json")), &reps); err != nil {
 		t.Fatal(err)
