@@ -126,10 +126,8 @@ func matchAlts(terms []string, parts bool) []string {
 	for _, t := range terms {
 		add(t)
 		if parts {
-			if ps := store.IdentifierParts(t); len(ps) > 1 {
-				for _, p := range ps {
-					add(p)
-				}
+			for _, p := range store.CompoundParts(t) {
+				add(p)
 			}
 		}
 	}

@@ -18,9 +18,7 @@ import (
 func SearchText(text string) string {
 	var parts []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isIdentRune(r) }) {
-		if ps := IdentifierParts(w); len(ps) > 1 {
-			parts = append(parts, ps...)
-		}
+		parts = append(parts, CompoundParts(w)...)
 	}
 	if len(parts) == 0 {
 		return text
@@ -29,6 +27,18 @@ func SearchText(text string) string {
 }
 
 func isIdentRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// CompoundParts returns the parts of a compound identifier, or nil when w
+// is a plain word. A name with a leading or trailing underscore is
+// compound too: "_headers" is one part, "headers", which the index's
+// tokenizer (that keeps underscores in words) would not find otherwise.
+func CompoundParts(w string) []string {
+	ps := IdentifierParts(w)
+	if len(ps) > 1 || len(ps) == 1 && ps[0] != strings.ToLower(w) {
+		return ps
+	}
+	return nil
+}
 
 // IdentifierParts splits an identifier at underscores, lower-to-upper case
 // changes, the end of an acronym (HTTPServer: HTTP, Server) and letter-digit
