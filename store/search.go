@@ -71,6 +71,10 @@ func IdentifierParts(w string) []string {
 	return out
 }
 
+// maxProseBytes bounds the added prose indexed for one commit: a commit
+// that imports a whole manual should not outweigh one that adds a line.
+const maxProseBytes = 4 << 10
+
 // searchRow is the keyword index's text for one commit.
 func searchRow(u *model.Understood) [6]string {
 	c := u.Commit
@@ -92,7 +96,7 @@ func searchRow(u *model.Understood) [6]string {
 	for _, r := range c.IssueRefs {
 		body += "\n" + r.Key
 	}
-	return [6]string{SearchText(subject), SearchText(body), SearchText(u.Summary), SearchText(strings.Join(notes, "\n")),
+	return [6]string{SearchText(subject), SearchText(body), SearchText(u.Summary + "\n" + model.AddedProse(c, maxProseBytes)), SearchText(strings.Join(notes, "\n")),
 		SearchText(strings.Join(paths, " ")), SearchText(strings.Join(ents, " "))}
 }
 
