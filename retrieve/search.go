@@ -442,6 +442,16 @@ func (s *Searcher) direct(ctx context.Context, raw string, rf refs, cs *candSet,
 	if err != nil {
 		return err
 	}
+	named, err := s.resolveNames(ctx, rf.names)
+	if err != nil {
+		return err
+	}
+	for _, e := range named {
+		if _, dup := strength[e]; !dup {
+			ents = append(ents, e)
+			strength[e] = 1
+		}
+	}
 	cs.with(func() {
 		a.Files, a.Entities = files, ents
 		for _, m := range misses {
@@ -627,6 +637,27 @@ func (s *Searcher) resolveEntities(ctx context.Context, idents []string) (out []
 		}
 	}
 	return out, strength, misses, nil
+}
+
+// maxNamed is how many entities may share a plain name before it stops
+// naming anything in particular ("Run", "New").
+const maxNamed = 10
+
+// resolveNames returns the entities whose name is exactly one of names
+// (plain words a question may mean as names; see refs.names). No fuzzy
+// matching: "Express" or "Node" in a question must not find a stranger.
+func (s *Searcher) resolveNames(ctx context.Context, names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		keys, err := store.Strings(ctx, s.st.DB, `SELECT key FROM entities WHERE name = ? ORDER BY key LIMIT ?`, n, maxNamed+1)
+		if err != nil {
+			return nil, err
+		}
+		if len(keys) <= maxNamed {
+			out = append(out, keys...)
+		}
+	}
+	return out, nil
 }
 
 // inCorpus reports whether the keyword index holds the word w as
