@@ -38,7 +38,7 @@ or in an mcpServers JSON configuration:
 				return err
 			}
 			if _, local := svc.(*api.Local); local {
-				h.ShareVectors() // a session asks many questions: keep the vectors loaded
+				h.ShareVectors() // one MCP connection asks many questions: keep the vectors loaded
 			}
 			return mcpserver.ServeStdio(c.Context(), svc, mcpserver.Options{Version: version, Logger: newLogger(a.stderr, "text", false)})
 		},
