@@ -12,8 +12,9 @@ import (
 )
 
 func (a *app) entityCmd() *cobra.Command {
-	var repo, kind string
-	var jsonOut bool
+	var repo repoFlag
+	var out outputFlags
+	var kind string
 	var limit int
 	c := &cobra.Command{
 		Use:   "entity NAME",
@@ -32,15 +33,19 @@ Entities come from files in Go, Python, JavaScript, TypeScript/TSX, Rust,
 Java, C, C++, Ruby, C# and PHP; other files are tracked at file level (see
 gitmemory history PATH).`,
 		Example: `  gitmemory entity Sync
-  gitmemory entity Syncer.Run --repo gitmemory --json
+  gitmemory entity Syncer.Run --repo gitmemory --format json
   gitmemory entity diff_tree --kind function`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := out.get(c)
+			if err != nil {
+				return err
+			}
 			svc, h, err := a.service(c.Context())
 			if err != nil {
 				return err
 			}
-			name, err := h.Resolve(c.Context(), repo)
+			name, err := repo.resolve(c.Context(), h)
 			if err != nil {
 				return err
 			}
@@ -48,18 +53,22 @@ gitmemory history PATH).`,
 			if err != nil {
 				return err
 			}
-			if jsonOut {
+			switch format {
+			case formatJSON:
 				return writeJSON(a.stdout, r)
+			case formatMarkdown:
+				entityMarkdown(a.stdout, r)
+			default:
+				printEntity(a.stdout, r)
 			}
-			printEntity(a.stdout, r)
 			return nil
 		},
 	}
+	repo.register(c)
+	out.register(c, formatText, formatText, formatJSON, formatMarkdown)
 	f := c.Flags()
-	f.StringVar(&repo, "repo", ".", "the repository: a registered name or a path inside it")
 	f.StringVar(&kind, "kind", "", "only entities of this kind: function, method, class, interface, struct, enum, module")
 	f.IntVar(&limit, "limit", 10, "at most this many tests, co-evolving entities and other matches")
-	f.BoolVar(&jsonOut, "json", false, "print as JSON")
 	return c
 }
 
@@ -106,6 +115,51 @@ func printEntity(w io.Writer, r *memory.EntityReport) {
 		fmt.Fprintln(w, "  also matches:")
 		for _, o := range r.Others {
 			fmt.Fprintf(w, "    %s %s\n", o.Kind, o.Key)
+		}
+	}
+}
+
+func entityMarkdown(w io.Writer, r *memory.EntityReport) {
+	e := r.Entity
+	fmt.Fprintf(w, "## %s %s\n\n%s, %s\n\n", e.Kind, code(e.Qualified), code(e.Path), e.Language)
+	if r.Introduced != nil {
+		fmt.Fprintf(w, "- introduced: %s %s by %s: %s\n", code(short(r.Introduced.Commit)),
+			r.Introduced.When.Format("2006-01-02"), r.Introduced.Author, oneLine(r.Introduced.Subject))
+	} else if len(r.History) > 0 {
+		fmt.Fprintln(w, "- introduced: before the indexed history")
+	}
+	if r.Deleted {
+		fmt.Fprintf(w, "- deleted: %s %s\n", code(short(r.History[0].Commit)), r.History[0].When.Format("2006-01-02"))
+	}
+	for _, rn := range r.Renames {
+		fmt.Fprintf(w, "- renamed: %s\n", rn)
+	}
+	fmt.Fprintf(w, "\n### History (%d commits)\n\n", len(r.History))
+	rows := make([][]string, len(r.History))
+	for i, ev := range r.History {
+		what := ev.Action
+		if ev.Entity != e.Key {
+			what += " " + ev.Entity
+		}
+		rows[i] = []string{code(short(ev.Commit)), ev.When.Format("2006-01-02"), ev.Classification, what, ev.Subject}
+	}
+	mdTable(w, []string{"commit", "date", "type", "change", "subject"}, rows)
+	if len(r.Tests) > 0 {
+		fmt.Fprint(w, "\n### Tests\n\n")
+		for _, t := range r.Tests {
+			fmt.Fprintf(w, "- %s (%s, %.2f)\n", code(strings.TrimPrefix(strings.TrimPrefix(t.ID, "entity:"), "file:")), t.Basis, t.Confidence)
+		}
+	}
+	if len(r.CoEvolving) > 0 {
+		fmt.Fprint(w, "\n### Changes with\n\n")
+		for _, c := range r.CoEvolving {
+			fmt.Fprintf(w, "- %s (%.2f, %d shared commits)\n", code(strings.TrimPrefix(c.ID, "entity:")), c.Confidence, c.Shared)
+		}
+	}
+	if len(r.Others) > 0 {
+		fmt.Fprint(w, "\n### Also matches\n\n")
+		for _, o := range r.Others {
+			fmt.Fprintf(w, "- %s %s\n", o.Kind, code(o.Key))
 		}
 	}
 }

@@ -2,18 +2,27 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gitmemory/gitmemory/memory"
 )
 
 func (a *app) listCmd() *cobra.Command {
-	var jsonOut bool
+	var out outputFlags
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List registered repositories",
-		Args:  cobra.NoArgs,
+		Example: `  gitmemory list
+  gitmemory list --format json | jq -r '.[].name'`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			format, err := out.get(c)
+			if err != nil {
+				return err
+			}
 			svc, _, err := a.service(c.Context())
 			if err != nil {
 				return err
@@ -22,14 +31,17 @@ func (a *app) listCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if jsonOut {
+			switch {
+			case format == formatJSON:
 				if repos == nil {
-					return writeJSON(a.stdout, []any{})
+					repos = []memory.Repository{}
 				}
 				return writeJSON(a.stdout, repos)
-			}
-			if len(repos) == 0 {
+			case len(repos) == 0:
 				fmt.Fprintln(a.stdout, "no repositories registered: gitmemory add PATH")
+				return nil
+			case format == formatMarkdown:
+				listMarkdown(a.stdout, repos)
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
@@ -40,6 +52,14 @@ func (a *app) listCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	c.Flags().BoolVar(&jsonOut, "json", false, "print as JSON")
+	out.register(c, formatText, formatText, formatJSON, formatMarkdown)
 	return c
+}
+
+func listMarkdown(w io.Writer, repos []memory.Repository) {
+	rows := make([][]string, len(repos))
+	for i, r := range repos {
+		rows[i] = []string{r.Name, describeBranches(&r), ago(r.LastSyncedAt), code(r.Path)}
+	}
+	mdTable(w, []string{"name", "branches", "last sync", "path"}, rows)
 }

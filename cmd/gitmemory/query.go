@@ -14,9 +14,11 @@ import (
 )
 
 type queryFlags struct {
-	repo, mode, intent, format, out string
-	limit, tokens                   int
-	debug, jsonOut, list, rewritten bool
+	repo                   repoFlag
+	output                 outputFlags
+	mode, intent, out      string
+	limit, tokens          int
+	debug, list, rewritten bool
 }
 
 func (a *app) queryCmd() *cobra.Command {
@@ -46,21 +48,34 @@ are marked stale, and files gone from the head are marked.
 --out DIR writes the pack as JSON the way seed 001 specifies: a new file
 under DIR/context_packs/, validated, then DIR/context_pack.latest.json
 replaced atomically, then a row appended to DIR/post_response_commits.jsonl.
---list prints the ranked commits instead of a pack.`,
+--list prints the ranked commits instead of a pack. --debug adds a table of
+each result's score components and total (on stderr beside a pack).
+
+--format markdown (the default) and text print the pack as Markdown, which
+reads as plain text; json prints it as JSON. With --list, text is one line
+a commit (the default), markdown a table, json the ranked answer.`,
 		Example: `  gitmemory query "why does ExecuteC strip flags before finding the command?"
-  gitmemory query "when was context support added" --json
+  gitmemory query "when was context support added" --format json
   gitmemory query "почему отключён prefix matching" --debug`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return a.query(c.Context(), args[0], f) },
+		RunE: func(c *cobra.Command, args []string) error {
+			format, err := f.output.get(c)
+			if err != nil {
+				return err
+			}
+			if f.list && !c.Flags().Changed("format") && !f.output.jsonOut {
+				format = formatText
+			}
+			return a.query(c.Context(), args[0], f, format)
+		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.repo, "repo", ".", "the repository: a registered name or a path inside it")
+	f.repo.register(c)
 	fl.StringVar(&f.mode, "mode", "", "hybrid, vector, keyword or basic (default: the best available)")
 	fl.StringVar(&f.intent, "intent", "auto", "auto, plan, execute, explain, debug or research")
 	fl.IntVar(&f.limit, "limit", 5, fmt.Sprintf("results (at most %d)", retrieve.MaxResults))
-	fl.BoolVar(&f.debug, "debug", false, "show each result's score components (on stderr, or in --list)")
-	fl.StringVar(&f.format, "format", retrieve.FormatMarkdown, "the pack's format: markdown or json")
-	fl.BoolVar(&f.jsonOut, "json", false, "same as --format json")
+	fl.BoolVar(&f.debug, "debug", false, "a table of each result's score components and total (on stderr, or after --list)")
+	f.output.register(c, formatMarkdown, formatText, formatJSON, formatMarkdown)
 	fl.IntVar(&f.tokens, "tokens", retrieve.DefaultPackTokens, "the pack's token budget")
 	fl.StringVar(&f.out, "out", "", "also write the pack (JSON) to this directory, atomically (see above)")
 	fl.BoolVar(&f.list, "list", false, "print the ranked commits instead of a pack")
@@ -68,7 +83,7 @@ replaced atomically, then a row appended to DIR/post_response_commits.jsonl.
 	return c
 }
 
-func printAnswer(w io.Writer, a *retrieve.Answer, debug bool) {
+func printAnswer(w io.Writer, a *retrieve.Answer) {
 	mark := ""
 	if a.Degraded {
 		mark = "⚠ "
@@ -89,12 +104,54 @@ func printAnswer(w io.Writer, a *retrieve.Answer, debug bool) {
 			flags += " [source may be outdated: " + strings.Join(it.Gone, ", ") + " gone]"
 		}
 		fmt.Fprintf(w, "%s %.3f  %s%s\n", short(it.Commit), it.Score, strings.Join(it.Why, ", "), flags)
-		if debug {
-			fmt.Fprintf(w, "    %v\n", it.Components)
-		}
 	}
 	if a.Clarify != "" {
 		fmt.Fprintf(w, "clarify: %s\n", a.Clarify)
+	}
+}
+
+// writeList prints the ranked answer of --list: JSON, a Markdown table
+// or a line a commit, with the score table under --debug.
+func (a *app) writeList(ans *retrieve.Answer, format string, debug bool) error {
+	switch format {
+	case formatJSON:
+		return writeJSON(a.stdout, ans)
+	case formatMarkdown:
+		answerMarkdown(a.stdout, ans)
+		if debug {
+			writeDebug(a.stdout, ans.Items, true)
+		}
+	default:
+		printAnswer(a.stdout, ans)
+		if debug {
+			writeDebug(a.stdout, ans.Items, false)
+		}
+	}
+	return nil
+}
+
+func answerMarkdown(w io.Writer, a *retrieve.Answer) {
+	fmt.Fprintf(w, "## %s\n\n[%s] · intent %s\n\n", oneLine(a.Query), a.Mode, a.Intent)
+	for _, warn := range a.Warnings {
+		fmt.Fprintf(w, "> ⚠ %s\n\n", warn)
+	}
+	if len(a.Suggestions) > 0 {
+		fmt.Fprintf(w, "Try: %s\n\n", strings.Join(a.Suggestions, ", "))
+	}
+	rows := make([][]string, len(a.Items))
+	for i, it := range a.Items {
+		var marks []string
+		if it.Stale {
+			marks = append(marks, "stale?")
+		}
+		if len(it.Gone) > 0 {
+			marks = append(marks, "source may be outdated: "+strings.Join(it.Gone, ", ")+" gone")
+		}
+		rows[i] = []string{fmt.Sprint(i + 1), code(short(it.Commit)), fmt.Sprintf("%.3f", it.Score), strings.Join(it.Why, ", "), strings.Join(marks, "; ")}
+	}
+	mdTable(w, []string{"#", "commit", "score", "matched by", "marks"}, rows)
+	if a.Clarify != "" {
+		fmt.Fprintf(w, "\nClarify: %s\n", a.Clarify)
 	}
 }
 
@@ -107,22 +164,20 @@ func packCommitID(a *retrieve.Answer) string {
 	return a.Items[0].Commit[:12]
 }
 
-func (a *app) query(ctx context.Context, question string, f queryFlags) error {
-	if f.jsonOut {
-		f.format = retrieve.FormatJSON
-	}
-	if f.format != retrieve.FormatJSON && f.format != retrieve.FormatMarkdown {
-		return fmt.Errorf("--format %q: want json or markdown", f.format)
-	}
+func (a *app) query(ctx context.Context, question string, f queryFlags, outFormat string) error {
 	svc, h, err := a.service(ctx)
 	if err != nil {
 		return err
 	}
-	name, err := h.Resolve(ctx, f.repo)
+	name, err := f.repo.resolve(ctx, h)
 	if err != nil {
 		return err
 	}
-	format := f.format
+	packFormat := retrieve.FormatMarkdown
+	if outFormat == formatJSON {
+		packFormat = retrieve.FormatJSON
+	}
+	format := packFormat
 	if f.out != "" {
 		format = retrieve.FormatJSON // the file is JSON; its count must be of that text
 	}
@@ -133,14 +188,11 @@ func (a *app) query(ctx context.Context, question string, f queryFlags) error {
 	}
 	ans := res.Answer
 	if f.list {
-		if f.format == retrieve.FormatJSON {
-			return writeJSON(a.stdout, ans)
-		}
-		printAnswer(a.stdout, ans, f.debug)
-		return nil
+		return a.writeList(ans, outFormat, f.debug)
 	}
 	if f.debug {
-		printAnswer(a.stderr, ans, true)
+		printAnswer(a.stderr, ans)
+		writeDebug(a.stderr, ans.Items, false)
 	}
 	text := []byte(res.Text)
 	if f.out != "" {
@@ -149,7 +201,7 @@ func (a *app) query(ctx context.Context, question string, f queryFlags) error {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "wrote %s (%d tokens)\n", path, res.Pack.Metadata.TokenCount)
-		if text, err = retrieve.Render(res.Pack, f.format); err != nil {
+		if text, err = retrieve.Render(res.Pack, packFormat); err != nil {
 			return err
 		}
 	}

@@ -17,7 +17,8 @@ import (
 )
 
 func (a *app) syncCmd() *cobra.Command {
-	var jsonOut, quiet bool
+	var quiet bool
+	var out outputFlags
 	var workers int
 	var pf policyFlags
 	var lf llmFlags
@@ -38,9 +39,14 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 		Example: `  gitmemory sync myproject
   gitmemory sync .                 # register if needed, then index
   gitmemory sync api --all-branches
-  gitmemory sync --json | jq .indexed`,
+  gitmemory sync --format json | jq '.[].indexed'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := out.get(c)
+			if err != nil {
+				return err
+			}
+			jsonOut := format == formatJSON
 			h, err := a.home()
 			if err != nil {
 				return err
@@ -94,7 +100,7 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 			return failed
 		},
 	}
-	c.Flags().BoolVar(&jsonOut, "json", false, "print the sync result as JSON")
+	out.register(c, formatText, formatText, formatJSON)
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	c.Flags().IntVar(&workers, "workers", 0, "extraction workers (default: number of CPUs)")
 	pf.register(c)
