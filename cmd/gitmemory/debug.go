@@ -73,6 +73,7 @@ func writeDebug(w io.Writer, items []retrieve.Item, markdown bool) {
 		fmt.Fprintln(w)
 		mdTable(w, header, rows)
 	} else {
+		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 		for _, r := range append([][]string{header}, rows...) {
 			for _, c := range r {

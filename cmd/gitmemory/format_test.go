@@ -293,3 +293,21 @@ func TestWorksFromAnywhere(t *testing.T) {
 		t.Errorf("inside an unregistered work tree: exit %d, %q", code, errOut)
 	}
 }
+
+// TestQueryLimitFromConfig: without --limit, [search] limit in
+// config.toml decides; --limit overrides it.
+func TestQueryLimitFromConfig(t *testing.T) {
+	f := newFormatFixture(t)
+	os.WriteFile(filepath.Join(f.home, configFile), []byte("[search]\nlimit = 1\n"), 0o600)
+	count := func(args ...string) int {
+		var ans struct{ Items []json.RawMessage }
+		decode(t, mustCLI(t, f.home, append([]string{"query", "upload retry rename", "--repo", "demo", "--list", "--json"}, args...)...), &ans, "items")
+		return len(ans.Items)
+	}
+	if n := count(); n != 1 {
+		t.Errorf("config limit 1: %d items", n)
+	}
+	if n := count("--limit", "3"); n < 2 {
+		t.Errorf("--limit 3 over config limit 1: %d items", n)
+	}
+}

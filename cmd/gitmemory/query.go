@@ -73,7 +73,7 @@ a commit (the default), markdown a table, json the ranked answer.`,
 	f.repo.register(c)
 	fl.StringVar(&f.mode, "mode", "", "hybrid, vector, keyword or basic (default: the best available)")
 	fl.StringVar(&f.intent, "intent", "auto", "auto, plan, execute, explain, debug or research")
-	fl.IntVar(&f.limit, "limit", 5, fmt.Sprintf("results (at most %d)", retrieve.MaxResults))
+	fl.IntVar(&f.limit, "limit", 0, fmt.Sprintf("results, at most %d (default: limit in config.toml's [search], else 5)", retrieve.MaxResults))
 	fl.BoolVar(&f.debug, "debug", false, "a table of each result's score components and total (on stderr, or after --list)")
 	f.output.register(c, formatMarkdown, formatText, formatJSON, formatMarkdown)
 	fl.IntVar(&f.tokens, "tokens", retrieve.DefaultPackTokens, "the pack's token budget")
