@@ -30,7 +30,7 @@ type outputFlags struct {
 // register adds --format (default def, one of allowed) and --json.
 func (o *outputFlags) register(c *cobra.Command, def string, allowed ...string) {
 	o.allowed = allowed
-	c.Flags().StringVar(&o.format, "format", def, "output format: "+strings.Join(allowed, ", "))
+	c.Flags().StringVar(&o.format, "format", def, "output format: "+orList(allowed))
 	c.Flags().BoolVar(&o.jsonOut, "json", false, "same as --format json")
 }
 
