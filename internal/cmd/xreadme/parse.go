@@ -91,6 +91,7 @@ func parseExamples(r io.Reader) ([]example, error) {
 				}
 			}
 		case trimmed == "":
+			exampleCol = -1 // a table ends at a blank line
 		default:
 			if pending != nil {
 				return nil, fmt.Errorf("line %d: ci comment of line %d is not followed by a ```sh block", n, pending.Line)

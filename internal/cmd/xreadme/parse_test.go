@@ -13,6 +13,7 @@ const sampleReadme = "# Title\n\n" +
 	"| `list` | lists | `gitmemory list --json` |\n" +
 	"| `sync` | syncs `a\\|b` | `gitmemory history a --since 1d \\| cat` |\n" +
 	"| `x` | prose only | see above |\n\n" +
+	"| a | b | `gitmemory not-an-example` |\n\n" +
 	"| measure | reproduce |\n|---|---|\n| speed | `gitmemory eval x.jsonl` |\n\n" +
 	"````markdown\n```sh\nnot a block of its own\n```\n````\n\n" +
 	"<!-- ci: background -->\n```sh\ngitmemory daemon &\n```\n\n```sh\ncurl -s localhost\ncurl -s localhost/v1\n```\n"
@@ -27,8 +28,8 @@ func TestParseExamples(t *testing.T) {
 		{Line: 10, Script: "docker compose up\n", How: runSkip, Reason: "needs docker"},
 		{Line: 20, Script: "gitmemory list --json"},
 		{Line: 21, Script: "gitmemory history a --since 1d | cat"},
-		{Line: 35, Script: "gitmemory daemon &\n", How: runBackground},
-		{Line: 39, Script: "curl -s localhost\ncurl -s localhost/v1\n"},
+		{Line: 37, Script: "gitmemory daemon &\n", How: runBackground},
+		{Line: 41, Script: "curl -s localhost\ncurl -s localhost/v1\n"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d examples, want %d: %+v", len(got), len(want), got)
