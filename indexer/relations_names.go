@@ -157,7 +157,9 @@ func (r *relater) unqualified(caller *sym, name string, cands []*sym, fx *fileCt
 			return m, conf
 		}
 	}
-	funcs := filter(cands, func(s *sym) bool { return s.kind == "function" || lang == "Ruby" && s.kind == "method" && s.class == "" })
+	funcs := filter(cands, func(s *sym) bool {
+		return s.kind == "function" || lang == "Ruby" && s.kind == "method" && s.class == ""
+	})
 	if lang == "Go" {
 		return unique(filter(funcs, func(s *sym) bool { return s.dir == caller.dir }), byScope)
 	}

@@ -36,7 +36,7 @@ type relater struct {
 	files       map[string]bool     // live paths
 	byBase      map[string][]string // live paths by file name
 	filesLoaded bool
-	pending     map[string]bool // paths this sync changed before the live ones were read
+	pending     map[string]bool   // paths this sync changed before the live ones were read
 	goMod       string            // the module path in the repository's go.mod
 	goPkgs      map[string]string // Go package name by directory
 

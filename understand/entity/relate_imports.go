@@ -69,8 +69,8 @@ func MayImport(lang string, line []byte) bool {
 
 var importWords = map[string][]string{
 	"C": {"#"}, "C++": {"#", "import"},
-	"Go":     {"import"},
-	"Python": {"import", "from"},
+	"Go":         {"import"},
+	"Python":     {"import", "from"},
 	"JavaScript": {"import", "export", "const", "let", "var"}, "TypeScript": {"import", "export", "const", "let", "var"},
 	"TSX":  {"import", "export", "const", "let", "var"},
 	"Java": {"import"}, "C#": {"using", "global using"},
@@ -93,7 +93,9 @@ func (r *importReader) is(i int, s string) bool {
 	return i >= 0 && i < len(r.toks) && r.toks[i].is(r.src, s)
 }
 
-func (r *importReader) ident(i int) bool { return i >= 0 && i < len(r.toks) && r.toks[i].kind == tIdent }
+func (r *importReader) ident(i int) bool {
+	return i >= 0 && i < len(r.toks) && r.toks[i].kind == tIdent
+}
 
 func (r *importReader) str(i int) (string, bool) {
 	if i < 0 || i >= len(r.toks) || r.toks[i].kind != tString {
