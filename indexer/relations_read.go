@@ -80,6 +80,11 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 	var all []entity.Entity // the version's entities, where calls need them
 	first := 0              // the first definition's line
 	types := false          // a class-like entity changed: its bases resolve through the imports
+	var edited []int        // where the diff may have changed calls, when it did not add the file
+	filtered := !whole && hunkTexts(fc)
+	if filtered {
+		edited = callLines(fc)
+	}
 	for _, c := range changes {
 		if c.Action == model.EntityDeleted || c.Path != fc.Path {
 			continue
@@ -87,6 +92,9 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 		e := entity.Entity{Kind: entity.Kind(c.Kind), Name: c.Name, StartLine: c.StartLine, EndLine: c.EndLine}
 		switch e.Kind {
 		case entity.KindFunction, entity.KindMethod:
+			if filtered && c.Action == model.EntityModified && !within(edited, c.StartLine, c.EndLine) {
+				continue // no call can have changed: its state stands
+			}
 			if all == nil {
 				all, first = versionEntities(ctx, p, fc, new)
 			}
@@ -145,6 +153,64 @@ func headerImports(f *fileFacts, src *entity.Source, first int) []entity.Import 
 		}
 	}
 	return f.imports
+}
+
+// callLines returns the new version's lines near which the diff added or
+// removed a line that may change a definition's calls: one with a
+// parenthesis, or a comment or string delimiter that may span lines.
+// Other edits (most of a history's) leave the calls as they were.
+func callLines(fc *model.FileChange) []int {
+	multiline := fc.Language == "Ruby" || fc.Language == "PHP" || fc.Language == "Rust"
+	var out []int
+	for _, h := range fc.Hunks {
+		line := h.NewStart
+		text := h.Text
+		for len(text) > 0 {
+			l, rest, _ := strings.Cut(text, "\n")
+			text = rest
+			if l == "" {
+				continue
+			}
+			if (l[0] == '+' || l[0] == '-') && mayChangeCalls(l[1:], multiline) {
+				out = append(out, line)
+			}
+			if l[0] != '-' {
+				line++
+			}
+		}
+	}
+	return out
+}
+
+// hunkTexts reports whether the file's hunks carry their lines.
+func hunkTexts(fc *model.FileChange) bool {
+	for _, h := range fc.Hunks {
+		if h.Text == "" {
+			return false
+		}
+	}
+	return len(fc.Hunks) > 0
+}
+
+// mayChangeCalls reports whether adding or removing a line may change the
+// calls around it.
+func mayChangeCalls(line string, multiline bool) bool {
+	for _, s := range []string{"(", "`", "/*", "*/", `"""`, "'''", "=begin", "=end", "<<"} {
+		if strings.Contains(line, s) {
+			return true
+		}
+	}
+	return multiline && strings.ContainsAny(line, `"'`)
+}
+
+// within reports whether one of lines falls in [start-1, end+1].
+func within(lines []int, start, end int) bool {
+	for _, l := range lines {
+		if l >= start-1 && l <= end+1 {
+			return true
+		}
+	}
+	return false
 }
 
 // touches reports whether a line the diff added or removed satisfies fn.

@@ -42,6 +42,7 @@ type relater struct {
 
 	out    map[string]map[relKey]float64 // current relationships by source node
 	loaded map[string]bool               // sources read from the store
+	in     map[string]map[string]bool    // the sources in out of each target node
 
 	// What the commit being resolved changed: the relationships it
 	// touched, with their state before it.
@@ -74,7 +75,7 @@ type before struct {
 func newRelater(ctx context.Context, st *store.Store, root string) *relater {
 	r := &relater{ctx: ctx, st: st, syms: map[string]*sym{}, byName: map[string][]*sym{}, named: map[string]bool{},
 		files: map[string]bool{}, byBase: map[string][]string{}, goPkgs: map[string]string{},
-		out: map[string]map[relKey]float64{}, loaded: map[string]bool{}}
+		out: map[string]map[relKey]float64{}, loaded: map[string]bool{}, in: map[string]map[string]bool{}}
 	var n int
 	if err := st.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commits)`).Scan(&n); err != nil {
 		r.err = err
@@ -108,6 +109,7 @@ func (r *relater) commit(u *model.Understood, facts []*fileFacts) {
 	for _, e := range u.Entities {
 		r.entityRelations(e, byPath[e.Path])
 	}
+	r.retarget(u.Entities)
 	r.goImplements(u.Entities, byPath)
 	if r.err != nil {
 		return
@@ -240,10 +242,38 @@ func (r *relater) edges(from string) map[relKey]float64 {
 		m = make(map[relKey]float64, len(rels))
 		for _, rel := range rels {
 			m[relKey{rel.Kind, rel.To}] = rel.Confidence
+			r.link(from, rel.To, true)
 		}
 		r.out[from] = m
 	}
 	return m
+}
+
+// link notes (or forgets) that from has a relationship to to.
+func (r *relater) link(from, to string, on bool) {
+	srcs := r.in[to]
+	if on {
+		if srcs == nil {
+			srcs = map[string]bool{}
+			r.in[to] = srcs
+		}
+		srcs[from] = true
+		return
+	}
+	delete(srcs, from)
+	if len(srcs) == 0 {
+		delete(r.in, to)
+	}
+}
+
+// has reports whether a relationship map has one to a node, of any kind.
+func has(m map[relKey]float64, to string) bool {
+	for k := range m {
+		if k.to == to {
+			return true
+		}
+	}
+	return false
 }
 
 // touch records a relationship's state before the commit changes it.
@@ -263,6 +293,9 @@ func (r *relater) set(from string, kinds []string, want map[relKey]float64) {
 		if _, keep := want[k]; !keep && slices.Contains(kinds, k.kind) {
 			r.touch(from, k, m)
 			delete(m, k)
+			if !has(m, k.to) {
+				r.link(from, k.to, false)
+			}
 		}
 	}
 	for k, c := range want {
@@ -275,6 +308,7 @@ func (r *relater) set(from string, kinds []string, want map[relKey]float64) {
 		}
 		r.touch(from, k, m)
 		m[k] = c
+		r.link(from, k.to, true)
 	}
 }
 
@@ -291,8 +325,12 @@ func (r *relater) add(from string, k relKey, conf float64, remove bool) {
 	r.touch(from, k, m)
 	if remove {
 		delete(m, k)
+		if !has(m, k.to) {
+			r.link(from, k.to, false)
+		}
 	} else {
 		m[k] = conf
+		r.link(from, k.to, true)
 	}
 }
 
@@ -301,9 +339,87 @@ func (r *relater) drop(from string) {
 	m := r.edges(from)
 	for k := range m {
 		r.touch(from, k, m)
+		r.link(from, k.to, false)
 	}
 	delete(r.out, from)
 	r.loaded[from] = true
+}
+
+// retarget moves the relationships to an entity that a commit deleted:
+// to the entity that replaces it under the same name (a move, which
+// leaves the callers as they were), else nowhere.
+func (r *relater) retarget(changes []model.EntityChange) {
+	moved := map[string]string{}
+	for _, e := range changes {
+		if e.Action != model.EntityDeleted && e.Replaces != "" && lastName(e.Replaces) == e.Name {
+			moved[e.Replaces] = e.Key()
+		}
+	}
+	for _, e := range changes {
+		if e.Action != model.EntityDeleted || r.syms[e.Key()] != nil {
+			continue
+		}
+		old := EntityNode(e.Key())
+		for _, src := range r.incoming(old) {
+			if key, ok := strings.CutPrefix(src, entityNode); ok && !r.live(key) {
+				continue // the source is gone too
+			}
+			m := r.edges(src)
+			var ks []relKey
+			for k := range m {
+				if k.to == old {
+					ks = append(ks, k)
+				}
+			}
+			for _, k := range ks {
+				c := m[k]
+				r.add(src, k, c, true)
+				if to, ok := moved[e.Key()]; ok && EntityNode(to) != src {
+					r.add(src, relKey{k.kind, EntityNode(to)}, c, false)
+				}
+			}
+		}
+	}
+}
+
+// live reports whether the entity with a key is live.
+func (r *relater) live(key string) bool {
+	r.loadName(lastName(key))
+	return r.syms[key] != nil
+}
+
+// lastName is the entity name at the end of a key.
+func lastName(key string) string {
+	return key[strings.LastIndexAny(key, "#.:")+1:]
+}
+
+// incoming returns the sources with a relationship to a node: those held
+// here, and for a store with history those the store holds that are not.
+func (r *relater) incoming(to string) []string {
+	srcs := map[string]bool{}
+	for s := range r.in[to] {
+		srcs[s] = true
+	}
+	if !r.fresh {
+		rels, err := r.st.RelationsTo(r.ctx, to)
+		if err != nil {
+			r.err = err
+			return nil
+		}
+		for _, rel := range rels {
+			if !r.loaded[rel.From] && r.out[rel.From] == nil {
+				srcs[rel.From] = true
+			}
+		}
+	}
+	var out []string
+	for s := range srcs {
+		if has(r.edges(s), to) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // changed returns what the commit changed: each relationship it touched

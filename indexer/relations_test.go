@@ -198,27 +198,14 @@ func (f relFixture) withLocal() string {
 // the fixtures' notation, without REQUIRES.
 func current(t *testing.T, st *store.Store) []string {
 	t.Helper()
-	var out []string
-	rows, err := st.DB.Query(`SELECT DISTINCT node FROM code_nodes`)
+	rels, err := st.CurrentRelations(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var nodes []string
-	for rows.Next() {
-		var n string
-		rows.Scan(&n)
-		nodes = append(nodes, n)
-	}
-	rows.Close()
-	for _, n := range nodes {
-		rels, err := st.RelationsFrom(context.Background(), n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rels {
-			if r.Kind != model.Requires {
-				out = append(out, relString(r))
-			}
+	var out []string
+	for _, r := range rels {
+		if r.Kind != model.Requires {
+			out = append(out, relString(r))
 		}
 	}
 	sort.Strings(out)

@@ -247,3 +247,23 @@ func (s *Store) LivePaths(ctx context.Context) ([]string, error) {
 	}
 	return out, nil
 }
+
+// CurrentRelations returns every relationship at the newest indexed
+// version, REQUIRES rows included, ordered by source, kind and target.
+func (s *Store) CurrentRelations(ctx context.Context) ([]model.Relation, error) {
+	var out []model.Relation
+	err := EachRow(ctx, s.DB, `SELECT f.node, r.kind, t.node, r.confidence FROM (
+			SELECT from_id, kind, to_id, added, confidence, MAX(commit_id) FROM code_relations WHERE `+notRewritten+`
+			GROUP BY from_id, kind, to_id) r
+		JOIN code_nodes f ON f.id = r.from_id JOIN code_nodes t ON t.id = r.to_id
+		WHERE r.added = 1 ORDER BY f.node, r.kind, t.node`, nil, func(rows *sql.Rows) error {
+		var r model.Relation
+		err := rows.Scan(&r.From, &r.Kind, &r.To, &r.Confidence)
+		out = append(out, r)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("current relations: %w", err)
+	}
+	return out, nil
+}
