@@ -32,8 +32,11 @@ func (r *relater) resolveImport(from, lang string, im entity.Import) (string, []
 		if im.Local {
 			found = r.existing(path.Join(path.Dir(from), im.Path))
 		}
-		if found == "" {
+		if found == "" && (im.Local || strings.Contains(im.Path, "/")) {
 			found = r.bySuffix(im.Path, from)
+		}
+		if found == "" && !im.Local { // <x.h>: the repository's own include directories
+			found = r.firstOf(im.Path, "include/"+im.Path, "src/"+im.Path)
 		}
 	case "Go":
 		if dir, ok := r.goPackage(im.Path); ok {
@@ -46,7 +49,12 @@ func (r *relater) resolveImport(from, lang string, im entity.Import) (string, []
 		found = r.pythonModule(from, im)
 	case "JavaScript", "TypeScript", "TSX":
 		if strings.HasPrefix(im.Path, ".") || strings.HasPrefix(im.Path, "/") {
-			found = r.withExt(path.Join(path.Dir(from), im.Path), ".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".d.ts")
+			p := path.Join(path.Dir(from), im.Path)
+			found = r.withExt(p, ".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".d.ts")
+			if ext := path.Ext(p); found == "" && ext != "" && strings.Contains(".js.jsx.mjs.cjs", ext) {
+				// TypeScript imports its own modules by the name they compile to.
+				found = r.withExt(strings.TrimSuffix(p, ext), ".ts", ".tsx", ".mts", ".cts")
+			}
 		}
 	case "Java":
 		if !strings.HasSuffix(im.Path, "*") {
@@ -57,8 +65,11 @@ func (r *relater) resolveImport(from, lang string, im entity.Import) (string, []
 	case "Ruby":
 		if im.Local {
 			found = r.withExt(path.Join(path.Dir(from), im.Path), ".rb")
-		} else {
-			found = r.bySuffix(strings.TrimSuffix(im.Path, ".rb")+".rb", from)
+		} else { // the load path: lib/ (of any gem of the repository), or the root
+			p := strings.TrimSuffix(im.Path, ".rb") + ".rb"
+			if found = r.firstOf(p, "lib/"+p); found == "" {
+				found = r.bySuffix("lib/"+p, from)
+			}
 		}
 	case "PHP":
 		if strings.HasSuffix(im.Path, ".php") || strings.HasSuffix(im.Path, ".inc") {
@@ -70,9 +81,12 @@ func (r *relater) resolveImport(from, lang string, im entity.Import) (string, []
 			}
 			break
 		}
+		// PSR-4: a namespace prefix stands for a directory, the rest of
+		// the name for the directories and file under it; at least the
+		// class's directory and file must match (case aside).
 		parts := strings.Split(strings.Trim(im.Path, `\`), `\`)
-		for i := 0; i < len(parts) && found == ""; i++ {
-			found = r.bySuffix(strings.Join(parts[i:], "/")+".php", from)
+		for i := 0; i+2 <= len(parts) && found == ""; i++ {
+			found = r.bySuffixFold(strings.Join(parts[i:], "/")+".php", from)
 		}
 	}
 	if found != "" {
@@ -142,6 +156,24 @@ func (r *relater) bySuffix(suffix, from string) string {
 	return best
 }
 
+// bySuffixFold is bySuffix with letter case ignored.
+func (r *relater) bySuffixFold(suffix, from string) string {
+	if f := r.bySuffix(suffix, from); f != "" {
+		return f
+	}
+	suffix = strings.ToLower(path.Clean(suffix))
+	var cands []string
+	for _, p := range r.byLowerBase[path.Base(suffix)] {
+		if lp := strings.ToLower(p); lp == suffix || strings.HasSuffix(lp, "/"+suffix) {
+			cands = append(cands, p)
+		}
+	}
+	if len(cands) != 1 {
+		return ""
+	}
+	return cands[0]
+}
+
 // sharedDirs counts the leading directories two paths share.
 func sharedDirs(a, b string) int {
 	n := 0
@@ -175,10 +207,27 @@ func (r *relater) pythonModule(from string, im entity.Import) string {
 		}
 		return r.existing(path.Join(p, "__init__.py"))
 	}
+	if !strings.Contains(rel, "/") {
+		// A top-level module: beside the importing script, or at a source
+		// root; elsewhere it is not importable by this name.
+		dir := path.Dir(from)
+		return r.firstOf(path.Join(dir, rel+".py"), rel+".py", "src/"+rel+".py", path.Join(dir, rel, "__init__.py"),
+			rel+"/__init__.py", "src/"+rel+"/__init__.py")
+	}
 	if f := r.bySuffix(rel+".py", from); f != "" {
 		return f
 	}
 	return r.bySuffix(rel+"/__init__.py", from)
+}
+
+// firstOf returns the first of the paths that is live.
+func (r *relater) firstOf(paths ...string) string {
+	for _, p := range paths {
+		if r.files[p] {
+			return p
+		}
+	}
+	return ""
 }
 
 // moduleFile returns the file of module name inside the package whose

@@ -96,6 +96,11 @@ func (r *relater) resolveCall(caller *sym, c entity.Call, fx *fileCtx) (*sym, fl
 		return nil, 0
 	}
 	switch {
+	case c.Chained:
+		if c.Static && c.Qual != "" {
+			return r.inModule(c.Qual, cands, caller) // a::b::f()
+		}
+		return nil, 0 // f().g(), a[i].g(), a.b.g(): the receiver's type is unknown
 	case c.Qual == "":
 		return r.unqualified(caller, c.Name, cands, fx)
 	case isSelf(c.Qual):
@@ -115,11 +120,6 @@ func (r *relater) resolveCall(caller *sym, c entity.Call, fx *fileCtx) (*sym, fl
 					return m, conf
 				}
 			}
-		}
-		return nil, 0
-	case c.Chained:
-		if c.Static && c.Qual != "" {
-			return r.inModule(c.Qual, cands, caller) // a::b::f()
 		}
 		return nil, 0
 	case c.Type != "":

@@ -32,9 +32,12 @@ type relater struct {
 	syms   map[string]*sym   // live entities by key
 	byName map[string][]*sym // live entities by name
 	named  map[string]bool   // names read from the store
+	byPath map[string][]*sym // live entities by path (of the paths read, for a store with history)
+	pathed map[string]bool   // paths whose entities were read from the store
 
 	files       map[string]bool     // live paths
 	byBase      map[string][]string // live paths by file name
+	byLowerBase map[string][]string // live paths by file name in lower case
 	filesLoaded bool
 	pending     map[string]bool   // paths this sync changed before the live ones were read
 	goMod       string            // the module path in the repository's go.mod
@@ -58,7 +61,10 @@ type sym struct {
 	// qualified name without the entity's own.
 	class, scope string
 	static       bool // a C or C++ function of its file only
-	sig          string
+	// member: a JavaScript function assigned to a property (res.send =
+	// function send …), which no plain call reaches.
+	member bool
+	sig    string
 }
 
 // relKey is a relationship from a known source.
@@ -74,7 +80,8 @@ type before struct {
 
 func newRelater(ctx context.Context, st *store.Store, root string) *relater {
 	r := &relater{ctx: ctx, st: st, syms: map[string]*sym{}, byName: map[string][]*sym{}, named: map[string]bool{},
-		files: map[string]bool{}, byBase: map[string][]string{}, goPkgs: map[string]string{},
+		byPath: map[string][]*sym{}, pathed: map[string]bool{},
+		files: map[string]bool{}, byBase: map[string][]string{}, byLowerBase: map[string][]string{}, goPkgs: map[string]string{},
 		out: map[string]map[relKey]float64{}, loaded: map[string]bool{}, in: map[string]map[string]bool{}}
 	var n int
 	if err := st.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commits)`).Scan(&n); err != nil {
@@ -99,6 +106,7 @@ func (r *relater) commit(u *model.Understood, facts []*fileFacts) {
 		return
 	}
 	r.updateEntities(u.Entities)
+	changes := slices.Concat(u.Entities, r.vanished(u.Commit))
 	byPath := map[string]*fileFacts{}
 	for _, f := range facts {
 		if f != nil {
@@ -106,11 +114,11 @@ func (r *relater) commit(u *model.Understood, facts []*fileFacts) {
 			r.fileRelations(f)
 		}
 	}
-	for _, e := range u.Entities {
+	for _, e := range changes {
 		r.entityRelations(e, byPath[e.Path])
 	}
-	r.retarget(u.Entities)
-	r.goImplements(u.Entities, byPath)
+	r.retarget(changes)
+	r.goImplements(changes, byPath)
 	if r.err != nil {
 		return
 	}
@@ -143,14 +151,17 @@ func (r *relater) setPath(p string, live bool) {
 	if r.files[p] == live {
 		return
 	}
-	base := path.Base(p)
+	base, lower := path.Base(p), strings.ToLower(path.Base(p))
 	if live {
 		r.files[p] = true
 		r.byBase[base] = append(r.byBase[base], p)
+		r.byLowerBase[lower] = append(r.byLowerBase[lower], p)
 		return
 	}
 	delete(r.files, p)
-	r.byBase[base] = slices.DeleteFunc(r.byBase[base], func(x string) bool { return x == p })
+	other := func(x string) bool { return x == p }
+	r.byBase[base] = slices.DeleteFunc(r.byBase[base], other)
+	r.byLowerBase[lower] = slices.DeleteFunc(r.byLowerBase[lower], other)
 }
 
 // updateEntities applies a commit's entity changes to the live entities.
@@ -177,12 +188,17 @@ func newSym(key, p, qualified, name, kind, lang, sig string) *sym {
 	if (lang == "C" || lang == "C++") && kind == string(entity.KindFunction) {
 		s.static = strings.HasPrefix(sig, "static ") || strings.Contains(sig, " static ")
 	}
+	if group(lang) == "JavaScript" && kind == string(entity.KindFunction) {
+		lhs, _, ok := strings.Cut(sig, "=")
+		s.member = ok && strings.Contains(lhs, ".") && !strings.ContainsAny(strings.TrimSpace(lhs), "( ")
+	}
 	return s
 }
 
 func (r *relater) addSym(s *sym) {
 	r.syms[s.key] = s
 	r.byName[s.name] = append(r.byName[s.name], s)
+	r.byPath[s.path] = append(r.byPath[s.path], s)
 	if s.lang == "Go" {
 		if i := strings.IndexByte(s.scope+".", '.'); i > 0 {
 			r.goPkgs[s.dir] = (s.scope + ".")[:i]
@@ -196,6 +212,7 @@ func (r *relater) addSym(s *sym) {
 func (r *relater) removeSym(s *sym) {
 	delete(r.syms, s.key)
 	r.byName[s.name] = slices.DeleteFunc(r.byName[s.name], func(x *sym) bool { return x == s })
+	r.byPath[s.path] = slices.DeleteFunc(r.byPath[s.path], func(x *sym) bool { return x == s })
 	if s.lang == "Go" && r.gt != nil {
 		r.gt.remove(s)
 	}
@@ -217,6 +234,51 @@ func (r *relater) loadName(name string) {
 			r.addSym(newSym(e.Key, e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature))
 		}
 	}
+}
+
+// vanished returns, as deletions, the entities still live in the files a
+// commit deleted or renamed away that its entity changes did not delete:
+// those of a file renamed to a path whose language has no grammar (or that
+// is vendored), whose entities the entity stage no longer sees. They are
+// gone from the code, so are their relationships; the symbols go too.
+func (r *relater) vanished(c *model.Commit) []model.EntityChange {
+	var out []model.EntityChange
+	for _, fc := range c.Changes {
+		gone := fc.Path
+		switch fc.Status {
+		case model.Deleted:
+		case model.Renamed:
+			gone = fc.OldPath
+		default:
+			continue
+		}
+		for _, s := range slices.Clone(r.entitiesIn(gone)) {
+			r.removeSym(s)
+			out = append(out, model.EntityChange{Path: s.path, Language: s.lang, Kind: s.kind, Name: s.name,
+				Qualified: strings.TrimPrefix(s.key, s.path+"#"), Action: model.EntityDeleted})
+		}
+	}
+	return out
+}
+
+// entitiesIn returns the live entities of a path.
+func (r *relater) entitiesIn(p string) []*sym {
+	if !r.fresh && !r.pathed[p] && r.err == nil {
+		r.pathed[p] = true
+		es, err := r.st.LiveEntitiesIn(r.ctx, p)
+		if err != nil {
+			r.err = err
+			return nil
+		}
+		for _, e := range es {
+			// A name this sync changed is known here already, with this
+			// sync's changes to the path.
+			if !r.named[e.Name] && r.syms[e.Key] == nil {
+				r.loadName(e.Name)
+			}
+		}
+	}
+	return r.byPath[p]
 }
 
 // entitiesNamed returns the live entities with a name.

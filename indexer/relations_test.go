@@ -300,3 +300,26 @@ func checkGraphMatches(t *testing.T, st *store.Store, g *graph.Graph) {
 		t.Errorf("graph replayed from SQLite differs:\n got %d quads\nwant %d", len(after), len(before))
 	}
 }
+
+// TestRelationshipsOfVanishedFiles: a file renamed to a path the entity
+// stage does not read (vendored here) takes its relationships along, in
+// both directions, though no entity change says its entities went.
+func TestRelationshipsOfVanishedFiles(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("a.c", "int helper(void);\n\nint run(void)\n{\n\treturn helper();\n}\n")
+	repo.Write("b.c", "int other(void);\n\nint helper(void)\n{\n\treturn other();\n}\n\nint other(void)\n{\n\treturn 1;\n}\n")
+	repo.Commit("add")
+	st := openStore(t)
+	sync(t, repo.Dir, st, Options{})
+	want := []string{"CALLS a.c#run -> b.c#helper", "CALLS b.c#helper -> b.c#other"}
+	if got := current(t, st); !slices.Equal(got, want) {
+		t.Fatalf("before: %q, want %q", got, want)
+	}
+	repo.Write("vendor/b.c", "int other(void);\n\nint helper(void)\n{\n\treturn other();\n}\n\nint other(void)\n{\n\treturn 1;\n}\n")
+	repo.Git("rm", "-q", "b.c")
+	repo.Commit("vendor b")
+	sync(t, repo.Dir, st, Options{})
+	if got := current(t, st); len(got) != 0 {
+		t.Errorf("after the rename: %q, want none", got)
+	}
+}

@@ -267,3 +267,8 @@ func (s *Store) CurrentRelations(ctx context.Context) ([]model.Relation, error) 
 	}
 	return out, nil
 }
+
+// LiveEntitiesIn returns the live entities of a file.
+func (s *Store) LiveEntitiesIn(ctx context.Context, path string) ([]LiveEntity, error) {
+	return s.liveEntities(ctx, fmt.Sprintf(liveEntities, "e.path = ?"), path)
+}

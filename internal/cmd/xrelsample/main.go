@@ -31,6 +31,7 @@ import (
 
 	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/store"
+	"github.com/gitmemory/gitmemory/understand/entity"
 )
 
 func main() {
@@ -117,10 +118,12 @@ type source struct {
 	st         *store.Store
 	path, head string
 	files      map[string][]string
+	parser     *entity.Parser
+	ents       map[string][]entity.Entity
 }
 
 func openSource(ctx context.Context, st *store.Store, name string) (*source, error) {
-	s := &source{st: st, files: map[string][]string{}}
+	s := &source{st: st, files: map[string][]string{}, parser: entity.NewParser(), ents: map[string][]entity.Entity{}}
 	err := st.DB.QueryRowContext(ctx, `SELECT r.path, s.last_head FROM repository r, sync_state s
 		ORDER BY s.updated_at DESC LIMIT 1`).Scan(&s.path, &s.head)
 	if err != nil {
@@ -154,13 +157,24 @@ func (s *source) language(ctx context.Context, node string) string {
 	return lang
 }
 
-// span is an entity's path, lines and signature at the newest version.
+// span is an entity's path, lines and signature at the indexed head,
+// found by parsing its file there.
 func (s *source) span(ctx context.Context, node string) (path string, start, end int, sig string) {
 	key := strings.TrimPrefix(node, "entity:")
-	s.st.DB.QueryRowContext(ctx, `SELECT e.path, c.start_line, c.end_line, c.signature FROM entities e
-		JOIN entity_changes c ON c.entity_id = e.id WHERE e.key = ? ORDER BY c.commit_id DESC LIMIT 1`, key).
-		Scan(&path, &start, &end, &sig)
-	return path, start, end, sig
+	var lang string
+	s.st.DB.QueryRowContext(ctx, `SELECT path, language FROM entities WHERE key = ?`, key).Scan(&path, &lang)
+	ents, ok := s.ents[path]
+	if !ok {
+		text := strings.Join(s.lines(path), "\n")
+		ents, _ = s.parser.Entities(ctx, lang, path, "", []byte(text))
+		s.ents[path] = ents
+	}
+	for _, e := range ents {
+		if model.EntityKey(path, entity.LocalName(e.Qualified)) == key {
+			return path, e.StartLine, e.EndLine, e.Signature
+		}
+	}
+	return path, 0, 0, "(not found at the head)"
 }
 
 func (s *source) evidence(ctx context.Context, w *bufio.Writer, r model.Relation) {
@@ -168,7 +182,12 @@ func (s *source) evidence(ctx context.Context, w *bufio.Writer, r model.Relation
 	case model.Calls:
 		name := r.To[strings.LastIndexAny(r.To, "#.:")+1:]
 		p, start, end, _ := s.span(ctx, r.From)
-		re := regexp.MustCompile(`(^|[^\w$])` + regexp.QuoteMeta(name) + `\s*(!?\s*\(|::<)`)
+		words := regexp.QuoteMeta(name)
+		switch class := classOf(r.To); {
+		case name == "__init__" || name == "constructor" || name == "__construct" || name == "initialize" || name == class:
+			words = regexp.QuoteMeta(class) // a constructor: new Foo(…), Foo(…), Foo.new
+		}
+		re := regexp.MustCompile(`(^|[^\w$])(` + words + `)\s*(!?\s*\(|::<|\.new\b)`)
 		s.grep(w, p, start, end, re, 3)
 		tp, tstart, _, tsig := s.span(ctx, r.To)
 		fmt.Fprintf(w, "  callee %s:%d  %s\n", tp, tstart, tsig)
@@ -179,19 +198,35 @@ func (s *source) evidence(ctx context.Context, w *bufio.Writer, r model.Relation
 		p := strings.TrimPrefix(r.From, "file:")
 		target := strings.TrimPrefix(strings.TrimPrefix(r.To, "file:"), "module:")
 		word := filepath.Base(strings.TrimSuffix(target, filepath.Ext(target)))
+		switch word {
+		case "__init__", "index", "mod", "lib":
+			word = filepath.Base(filepath.Dir(target)) // a package's file
+		}
 		if strings.HasPrefix(r.To, "module:") {
 			word = target[strings.LastIndexAny(target, `/.:\`)+1:]
 			if strings.HasPrefix(target, "./") || target == "." {
 				word = ""
 			}
 		}
-		re := regexp.MustCompile(`(import|include|require|use|using|mod|from|load)\b.*` + regexp.QuoteMeta(word))
+		re := regexp.MustCompile(`(import|include|require|use|using|mod|from|load)\b.*` + regexp.QuoteMeta(word) +
+			`|["'<]` + regexp.QuoteMeta(target) + `["'>]`)
 		s.grep(w, p, 1, 1<<30, re, 3)
 	default:
 		_, _, _, sig := s.span(ctx, r.From)
 		tp, tstart, _, tsig := s.span(ctx, r.To)
 		fmt.Fprintf(w, "  header  %s\n  base    %s:%d  %s\n", sig, tp, tstart, tsig)
 	}
+}
+
+// classOf is the name before an entity key's last name: the class of a
+// method.
+func classOf(node string) string {
+	q := node[strings.IndexByte(node, '#')+1:]
+	parts := strings.Split(q, ".")
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[len(parts)-2]
 }
 
 // grep prints the lines of p in [start, end] that match re, at most limit.
