@@ -236,8 +236,9 @@ func (r *relater) loadName(name string) {
 	}
 }
 
-// vanished returns, as deletions, the entities still live in the files a
-// commit deleted or renamed away that its entity changes did not delete:
+// vanished drops the imports of the files a commit deleted or renamed
+// away, and returns, as deletions, the entities still live in them that
+// its entity changes did not delete:
 // those of a file renamed to a path whose language has no grammar (or that
 // is vendored), whose entities the entity stage no longer sees. They are
 // gone from the code, so are their relationships; the symbols go too.
@@ -252,6 +253,7 @@ func (r *relater) vanished(c *model.Commit) []model.EntityChange {
 		default:
 			continue
 		}
+		r.drop(FileNode(gone))
 		for _, s := range slices.Clone(r.entitiesIn(gone)) {
 			r.removeSym(s)
 			out = append(out, model.EntityChange{Path: s.path, Language: s.lang, Kind: s.kind, Name: s.name,

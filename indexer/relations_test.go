@@ -307,11 +307,11 @@ func checkGraphMatches(t *testing.T, st *store.Store, g *graph.Graph) {
 func TestRelationshipsOfVanishedFiles(t *testing.T) {
 	repo := gittest.New(t)
 	repo.Write("a.c", "int helper(void);\n\nint run(void)\n{\n\treturn helper();\n}\n")
-	repo.Write("b.c", "int other(void);\n\nint helper(void)\n{\n\treturn other();\n}\n\nint other(void)\n{\n\treturn 1;\n}\n")
+	repo.Write("b.c", "#include <stdio.h>\n\nint other(void);\n\nint helper(void)\n{\n\treturn other();\n}\n\nint other(void)\n{\n\treturn 1;\n}\n")
 	repo.Commit("add")
 	st := openStore(t)
 	sync(t, repo.Dir, st, Options{})
-	want := []string{"CALLS a.c#run -> b.c#helper", "CALLS b.c#helper -> b.c#other"}
+	want := []string{"CALLS a.c#run -> b.c#helper", "CALLS b.c#helper -> b.c#other", "IMPORTS file:b.c -> module:stdio.h"}
 	if got := current(t, st); !slices.Equal(got, want) {
 		t.Fatalf("before: %q, want %q", got, want)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // callsOf returns the calls of the entity named name in src, written as
@@ -389,6 +391,54 @@ func BenchmarkCalls(b *testing.B) {
 		s, _ := NewSource("Go", src)
 		for _, e := range ents {
 			s.Calls(e, nil)
+		}
+	}
+}
+
+// BenchmarkCallsTreeSitter is what BenchmarkCalls would cost with
+// tree-sitter instead of the scanner: each definition parsed on its own
+// and queried for its call expressions (Go's grammar; the design note in
+// docs/relationships.md compares the two).
+func BenchmarkCallsTreeSitter(b *testing.B) {
+	src := source("package bench\n\nimport \"sync\"\n", goBlock, 2000)
+	p := NewParser()
+	defer p.Close()
+	ents, err := p.Entities(context.Background(), "Go", "bench.go", "", src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, _ := NewSource("Go", src)
+	var frags [][]byte
+	for _, e := range ents {
+		if isCallable(e.Kind) {
+			frags = append(frags, s.lineText(e.StartLine, e.EndLine))
+		}
+	}
+	lang := languages["Go"].grammar()
+	q, err := sitter.NewQuery([]byte(`(call_expression function: [(identifier) (selector_expression)] @callee)`), lang)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer q.Close()
+	parser := sitter.NewParser()
+	defer parser.Close()
+	parser.SetLanguage(lang)
+	cur := sitter.NewQueryCursor()
+	defer cur.Close()
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		for _, f := range frags {
+			tree, err := parser.ParseCtx(context.Background(), nil, f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cur.Exec(q, tree.RootNode())
+			for {
+				if _, ok := cur.NextMatch(); !ok {
+					break
+				}
+			}
+			tree.Close()
 		}
 	}
 }
