@@ -92,11 +92,28 @@ func (r *relater) resolveImport(from, lang string, im entity.Import) (string, []
 	if found != "" {
 		return FileNode(found), []string{found}
 	}
+	if relativeImport(lang, im) {
+		return "", nil // a file of the repository that is not there: no module either
+	}
 	name := im.Path
 	if lang == "Python" && im.Level > 0 {
 		name = strings.Repeat(".", im.Level) + name
 	}
 	return moduleNode(name), nil
+}
+
+// relativeImport reports whether an import names a path relative to the
+// importing file, which can only be a file of the repository.
+func relativeImport(lang string, im entity.Import) bool {
+	switch lang {
+	case "JavaScript", "TypeScript", "TSX":
+		return strings.HasPrefix(im.Path, ".") || strings.HasPrefix(im.Path, "/")
+	case "Python":
+		return im.Level > 0
+	case "Ruby", "Rust":
+		return im.Local
+	}
+	return false
 }
 
 // existing returns p if it is a live path.
@@ -113,7 +130,7 @@ func (r *relater) withExt(p string, exts ...string) string {
 	if r.files[p] {
 		return p
 	}
-	for _, base := range []string{p, p + "/index"} {
+	for _, base := range []string{p, path.Join(p, "index")} {
 		for _, e := range exts {
 			if r.files[base+e] {
 				return base + e

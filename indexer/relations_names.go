@@ -32,6 +32,7 @@ type fileCtx struct {
 	files           []string            // the repository files it imports
 	aliases         map[string][]string // a module alias → its files (Go: "dir/" of its package)
 	names           map[string]string   // an imported name → the file defining it
+	external        map[string]bool     // names that imports from outside the repository bind
 }
 
 // group is the family of languages whose code may call each other's.
@@ -49,7 +50,8 @@ func callable(s *sym) bool { return s.kind == "function" || s.kind == "method" }
 
 // fileContext resolves a file's header imports.
 func (r *relater) fileContext(p, lang string, header []entity.Import) *fileCtx {
-	fx := &fileCtx{path: p, dir: path.Dir(p), lang: lang, aliases: map[string][]string{}, names: map[string]string{}}
+	fx := &fileCtx{path: p, dir: path.Dir(p), lang: lang, aliases: map[string][]string{}, names: map[string]string{},
+		external: map[string]bool{}}
 	for _, im := range header {
 		node, files := r.resolveImport(p, lang, im)
 		if lang == "Go" {
@@ -62,6 +64,9 @@ func (r *relater) fileContext(p, lang string, header []entity.Import) *fileCtx {
 		}
 		fx.files = append(fx.files, files...)
 		if len(files) == 0 {
+			for _, n := range boundNames(im) {
+				fx.external[n] = true
+			}
 			continue
 		}
 		if im.Alias != "" {
@@ -86,14 +91,29 @@ func (r *relater) fileContext(p, lang string, header []entity.Import) *fileCtx {
 	return fx
 }
 
+// boundNames are the local names an import binds.
+func boundNames(im entity.Import) []string {
+	var out []string
+	if im.Alias != "" {
+		out = append(out, im.Alias)
+	}
+	for _, n := range im.Names {
+		if i := strings.Index(n, " as "); i >= 0 {
+			n = n[i+4:]
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 // resolveCall returns the definition a call means, and how sure that is.
 func (r *relater) resolveCall(caller *sym, c entity.Call, fx *fileCtx) (*sym, float64) {
 	if c.New {
 		return r.constructor(caller, c, fx)
 	}
 	cands := r.callables(c.Name, caller.lang)
-	if len(cands) == 0 {
-		return nil, 0
+	if len(cands) == 0 || fx.external[c.Qual] || c.Qual == "" && fx.external[c.Name] {
+		return nil, 0 // no definition; or the name, or its qualifier, comes from outside
 	}
 	switch {
 	case c.Chained:
@@ -158,7 +178,7 @@ func (r *relater) unqualified(caller *sym, name string, cands []*sym, fx *fileCt
 		}
 	}
 	funcs := filter(cands, func(s *sym) bool {
-		return s.kind == "function" || lang == "Ruby" && s.kind == "method" && s.class == ""
+		return s.kind == "function" && !s.member || lang == "Ruby" && s.kind == "method" && s.class == ""
 	})
 	if lang == "Go" {
 		return unique(filter(funcs, func(s *sym) bool { return s.dir == caller.dir }), byScope)

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -321,5 +322,49 @@ func TestRelationshipsOfVanishedFiles(t *testing.T) {
 	sync(t, repo.Dir, st, Options{})
 	if got := current(t, st); len(got) != 0 {
 		t.Errorf("after the rename: %q, want none", got)
+	}
+}
+
+// TestImportsOfDirectories: require('..') names the directory's index
+// file; a relative import of nothing the repository has is no module.
+func TestImportsOfDirectories(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("index.js", "module.exports = require('./lib/app');\n")
+	repo.Write("lib/app.js", "module.exports = function app() {};\n")
+	repo.Write("test/app.js", "var express = require('..');\nvar gone = require('./missing');\nvar x = require('supertest');\n")
+	repo.Commit("add")
+	st := openStore(t)
+	sync(t, repo.Dir, st, Options{})
+	want := []string{"IMPORTS file:index.js -> file:lib/app.js", "IMPORTS file:test/app.js -> file:index.js",
+		"IMPORTS file:test/app.js -> module:supertest"}
+	if got := current(t, st); !slices.Equal(got, want) {
+		t.Errorf("imports:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestPlainCallsInJavaScript: a plain call reaches neither a function
+// assigned to a property nor one an outside module's import shadows;
+// this.f() in a prototype function reaches the file's f.
+func TestPlainCallsInJavaScript(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("response.js", "var send = require('send');\nvar res = module.exports = {};\n\n"+
+		"res.send = function send(body) {\n  return body;\n};\n\n"+
+		"res.sendFile = function sendFile(path) {\n  var file = send(path);\n  return file;\n};\n\n"+
+		"res.json = function json(obj) {\n  return this.send(obj);\n};\n")
+	repo.Commit("add")
+	st := openStore(t)
+	sync(t, repo.Dir, st, Options{})
+	rels, err := st.CurrentRelations(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rels {
+		if r.Kind == model.Calls {
+			got = append(got, fmt.Sprintf("%s %.1f", relString(r), r.Confidence))
+		}
+	}
+	if want := []string{"CALLS response.js#json -> response.js#send 0.8"}; !slices.Equal(got, want) {
+		t.Errorf("calls %q, want %q", got, want)
 	}
 }

@@ -93,11 +93,17 @@ func sample(ctx context.Context, home string, n int, seed uint64, repos []string
 		langs = append(langs, l)
 	}
 	slices.Sort(langs)
-	rng := rand.New(rand.NewPCG(seed, seed))
 	w := bufio.NewWriter(os.Stdout)
 	defer w.Flush()
 	for _, l := range langs {
 		es := byLang[l]
+		// Each language's sample depends on its relationships and the
+		// seed only, in a stable order.
+		slices.SortFunc(es, func(a, b edge) int {
+			return cmp.Or(strings.Compare(a.repo, b.repo), strings.Compare(a.rel.From, b.rel.From),
+				strings.Compare(a.rel.Kind, b.rel.Kind), strings.Compare(a.rel.To, b.rel.To))
+		})
+		rng := rand.New(rand.NewPCG(seed, uint64(len(l))<<32|uint64(l[0])<<8|uint64(l[len(l)-1])))
 		rng.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
 		es = es[:min(n, len(es))]
 		slices.SortFunc(es, func(a, b edge) int {
