@@ -2,12 +2,13 @@ package indexer
 
 import (
 	"bufio"
+	"database/sql"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/understand/entity"
 )
 
@@ -118,7 +119,7 @@ func relativeImport(lang string, im entity.Import) bool {
 
 // existing returns p if it is a live path.
 func (r *relater) existing(p string) string {
-	if r.files[p] {
+	if r.isLive(p) {
 		return p
 	}
 	return ""
@@ -127,12 +128,12 @@ func (r *relater) existing(p string) string {
 // withExt returns the live path among p, p with one of exts, and p's
 // index file with one of them.
 func (r *relater) withExt(p string, exts ...string) string {
-	if r.files[p] {
+	if r.isLive(p) {
 		return p
 	}
 	for _, base := range []string{p, path.Join(p, "index")} {
 		for _, e := range exts {
-			if r.files[base+e] {
+			if r.isLive(base + e) {
 				return base + e
 			}
 		}
@@ -147,7 +148,7 @@ func (r *relater) bySuffix(suffix, from string) string {
 	suffix = path.Clean(suffix)
 	var cands []string
 	for _, p := range r.byBase[path.Base(suffix)] {
-		if p == suffix || strings.HasSuffix(p, "/"+suffix) {
+		if (p == suffix || strings.HasSuffix(p, "/"+suffix)) && r.isLive(p) {
 			cands = append(cands, p)
 		}
 	}
@@ -181,7 +182,7 @@ func (r *relater) bySuffixFold(suffix, from string) string {
 	suffix = strings.ToLower(path.Clean(suffix))
 	var cands []string
 	for _, p := range r.byLowerBase[path.Base(suffix)] {
-		if lp := strings.ToLower(p); lp == suffix || strings.HasSuffix(lp, "/"+suffix) {
+		if lp := strings.ToLower(p); (lp == suffix || strings.HasSuffix(lp, "/"+suffix)) && r.isLive(p) {
 			cands = append(cands, p)
 		}
 	}
@@ -240,7 +241,7 @@ func (r *relater) pythonModule(from string, im entity.Import) string {
 // firstOf returns the first of the paths that is live.
 func (r *relater) firstOf(paths ...string) string {
 	for _, p := range paths {
-		if r.files[p] {
+		if r.isLive(p) {
 			return p
 		}
 	}
@@ -308,7 +309,7 @@ func (r *relater) rustModule(from string, im entity.Import) string {
 // Rust file.
 func (r *relater) crateRoot(from string) string {
 	for dir := path.Dir(from); ; dir = path.Dir(dir) {
-		if r.files[path.Join(dir, "lib.rs")] || r.files[path.Join(dir, "main.rs")] {
+		if r.isLive(path.Join(dir, "lib.rs")) || r.isLive(path.Join(dir, "main.rs")) {
 			return dir
 		}
 		if dir == "." || dir == "/" {
@@ -331,6 +332,7 @@ func (r *relater) goPackage(importPath string) (string, bool) {
 		}
 		return "", false
 	}
+	r.loadGoPackages()
 	name := goPackageName(importPath)
 	best := ""
 	for dir, pkg := range r.goPkgs {
@@ -350,17 +352,9 @@ func (r *relater) goPackage(importPath string) (string, bool) {
 
 // hasGo reports whether a directory holds a Go package the index knows.
 func (r *relater) hasGo(dir string) bool {
-	if _, ok := r.goPkgs[dir]; ok {
-		return true
-	}
-	for _, p := range r.byBase {
-		for _, f := range p {
-			if path.Dir(f) == dir && strings.HasSuffix(f, ".go") {
-				return true
-			}
-		}
-	}
-	return false
+	r.loadGoPackages()
+	_, ok := r.goPkgs[dir]
+	return ok
 }
 
 // goPackageName is the name an import path's package is most likely
@@ -395,38 +389,48 @@ func goModulePath(root string) string {
 	return ""
 }
 
-// loadFiles reads the live paths from the store, once, and the package
-// names of the Go directories.
+// loadFiles reads the paths the store knows, once (their liveness is
+// looked up when a resolution needs it), with this sync's changes over
+// them.
 func (r *relater) loadFiles() {
 	if r.filesLoaded || r.err != nil {
 		return
 	}
-	paths, err := r.st.LivePaths(r.ctx)
+	paths, err := r.st.KnownPaths(r.ctx)
 	if err != nil {
 		r.err = err
 		return
 	}
 	r.filesLoaded = true
 	for _, p := range paths {
-		r.setPath(p, true)
+		r.notePath(p, 0)
 	}
 	for p, live := range r.pending {
 		r.setPath(p, live)
 	}
 	r.pending = nil
-	gos, err := r.st.LiveEntitiesOf(r.ctx, "Go", "function")
-	if err != nil {
-		r.err = err
+}
+
+// loadGoPackages reads, once for a store with history, the package name
+// of each directory with Go functions.
+func (r *relater) loadGoPackages() {
+	if r.fresh || r.goPkgsLoaded || r.err != nil {
 		return
 	}
-	for _, e := range gos {
-		dir := path.Dir(e.Path)
-		if _, ok := r.goPkgs[dir]; !ok {
-			pkg, _, _ := strings.Cut(e.Qualified, ".")
-			r.goPkgs[dir] = pkg
-		}
-	}
-	for p := range r.byBase {
-		slices.Sort(r.byBase[p])
+	r.goPkgsLoaded = true
+	err := store.EachRow(r.ctx, r.st.DB, `SELECT path, qualified FROM entities WHERE language = 'Go' AND kind = 'function'`,
+		nil, func(rows *sql.Rows) error {
+			var p, q string
+			if err := rows.Scan(&p, &q); err != nil {
+				return err
+			}
+			if dir := path.Dir(p); r.goPkgs[dir] == "" {
+				pkg, _, _ := strings.Cut(q, ".")
+				r.goPkgs[dir] = pkg
+			}
+			return nil
+		})
+	if err != nil {
+		r.err = err
 	}
 }

@@ -35,13 +35,17 @@ type relater struct {
 	byPath map[string][]*sym // live entities by path (of the paths read, for a store with history)
 	pathed map[string]bool   // paths whose entities were read from the store
 
-	files       map[string]bool     // live paths
-	byBase      map[string][]string // live paths by file name
-	byLowerBase map[string][]string // live paths by file name in lower case
-	filesLoaded bool
-	pending     map[string]bool   // paths this sync changed before the live ones were read
-	goMod       string            // the module path in the repository's go.mod
-	goPkgs      map[string]string // Go package name by directory
+	// files are the paths known, live (1), gone (-1) or, for a store
+	// with history, not yet looked up (0); byBase and byLowerBase index
+	// them by file name.
+	files        map[string]int8
+	byBase       map[string][]string
+	byLowerBase  map[string][]string
+	filesLoaded  bool
+	pending      map[string]bool   // paths this sync changed before the known ones were read
+	goMod        string            // the module path in the repository's go.mod
+	goPkgs       map[string]string // Go package name by directory
+	goPkgsLoaded bool
 
 	out    map[string]map[relKey]float64 // current relationships by source node
 	loaded map[string]bool               // sources read from the store
@@ -81,7 +85,7 @@ type before struct {
 func newRelater(ctx context.Context, st *store.Store, root string) *relater {
 	r := &relater{ctx: ctx, st: st, syms: map[string]*sym{}, byName: map[string][]*sym{}, named: map[string]bool{},
 		byPath: map[string][]*sym{}, pathed: map[string]bool{},
-		files: map[string]bool{}, byBase: map[string][]string{}, byLowerBase: map[string][]string{}, goPkgs: map[string]string{},
+		files: map[string]int8{}, byBase: map[string][]string{}, byLowerBase: map[string][]string{}, goPkgs: map[string]string{},
 		out: map[string]map[relKey]float64{}, loaded: map[string]bool{}, in: map[string]map[string]bool{}}
 	var n int
 	if err := st.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commits)`).Scan(&n); err != nil {
@@ -148,20 +152,45 @@ func (r *relater) setPath(p string, live bool) {
 		r.pending[p] = live // applied over the store's paths when they are read
 		return
 	}
-	if r.files[p] == live {
-		return
-	}
-	base, lower := path.Base(p), strings.ToLower(path.Base(p))
+	state := int8(-1)
 	if live {
-		r.files[p] = true
-		r.byBase[base] = append(r.byBase[base], p)
-		r.byLowerBase[lower] = append(r.byLowerBase[lower], p)
-		return
+		state = 1
 	}
-	delete(r.files, p)
-	other := func(x string) bool { return x == p }
-	r.byBase[base] = slices.DeleteFunc(r.byBase[base], other)
-	r.byLowerBase[lower] = slices.DeleteFunc(r.byLowerBase[lower], other)
+	r.notePath(p, state)
+}
+
+// notePath records a path's state, indexing it at first sight.
+func (r *relater) notePath(p string, state int8) {
+	if _, ok := r.files[p]; !ok {
+		base := path.Base(p)
+		r.byBase[base] = append(r.byBase[base], p)
+		lower := strings.ToLower(base)
+		r.byLowerBase[lower] = append(r.byLowerBase[lower], p)
+	}
+	r.files[p] = state
+}
+
+// isLive reports whether a path exists now, looking it up in the store
+// the first time for a path this sync has not changed.
+func (r *relater) isLive(p string) bool {
+	r.loadFiles()
+	state, ok := r.files[p]
+	if !ok {
+		return false
+	}
+	if state == 0 {
+		live, err := r.st.PathLive(r.ctx, p)
+		if err != nil {
+			r.err = err
+			return false
+		}
+		state = -1
+		if live {
+			state = 1
+		}
+		r.files[p] = state
+	}
+	return state == 1
 }
 
 // updateEntities applies a commit's entity changes to the live entities.

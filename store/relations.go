@@ -213,39 +213,27 @@ func (s *Store) liveEntities(ctx context.Context, query string, args ...any) ([]
 	return out, rows.Err()
 }
 
-// LivePaths returns the paths that exist at the newest indexed version:
-// those whose latest change on a live commit neither deletes them nor
-// renames them away.
-func (s *Store) LivePaths(ctx context.Context) ([]string, error) {
-	gone := map[string]int64{}
-	err := EachRow(ctx, s.DB, `SELECT old_path, MAX(commit_id) FROM file_changes
-		WHERE status = 'renamed' AND `+notRewritten+` GROUP BY old_path`, nil, func(r *sql.Rows) error {
-		var p string
-		var id int64
-		err := r.Scan(&p, &id)
-		gone[p] = id
-		return err
-	})
+// KnownPaths returns every path a change has named, live or not: one
+// read of the path index.
+func (s *Store) KnownPaths(ctx context.Context) ([]string, error) {
+	return Strings(ctx, s.DB, `SELECT DISTINCT path FROM file_changes`)
+}
+
+// PathLive reports whether a path exists at the newest indexed version:
+// its latest change on a live commit neither deletes it nor is followed
+// by a rename away from it.
+func (s *Store) PathLive(ctx context.Context, path string) (bool, error) {
+	var status string
+	var last, gone int64
+	err := s.DB.QueryRowContext(ctx, `SELECT
+		COALESCE((SELECT status FROM file_changes WHERE path = ?1 AND `+notRewritten+` ORDER BY commit_id DESC LIMIT 1), ''),
+		COALESCE((SELECT MAX(commit_id) FROM file_changes WHERE path = ?1 AND `+notRewritten+`), 0),
+		COALESCE((SELECT MAX(commit_id) FROM file_changes WHERE old_path = ?1 AND old_path != '' AND status = 'renamed'
+			AND `+notRewritten+`), 0)`, path).Scan(&status, &last, &gone)
 	if err != nil {
-		return nil, fmt.Errorf("live paths: %w", err)
+		return false, fmt.Errorf("path %s: %w", path, err)
 	}
-	var out []string
-	err = EachRow(ctx, s.DB, `SELECT path, status, MAX(commit_id) FROM file_changes WHERE `+notRewritten+`
-		GROUP BY path`, nil, func(r *sql.Rows) error {
-		var p, status string
-		var id int64
-		if err := r.Scan(&p, &status, &id); err != nil {
-			return err
-		}
-		if status != string(model.Deleted) && gone[p] < id {
-			out = append(out, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("live paths: %w", err)
-	}
-	return out, nil
+	return status != "" && status != string(model.Deleted) && gone < last, nil
 }
 
 // CurrentRelations returns every relationship at the newest indexed
