@@ -43,6 +43,8 @@ type relater struct {
 	byLowerBase  map[string][]string
 	filesLoaded  bool
 	pending      map[string]bool   // paths this sync changed before the known ones were read
+	touched      map[string]bool   // paths this sync made live
+	merged       bool              // the sync met a merge (see reconcile)
 	goMod        string            // the module path in the repository's go.mod
 	goPkgs       map[string]string // Go package name by directory
 	goPkgsLoaded bool
@@ -107,6 +109,7 @@ func (r *relater) commit(u *model.Understood, facts []*fileFacts) {
 	r.before = map[relKind]before{}
 	r.updatePaths(u.Commit)
 	if u.IsMerge {
+		r.merged = true
 		return
 	}
 	r.updateEntities(u.Entities)
@@ -145,6 +148,12 @@ func (r *relater) updatePaths(c *model.Commit) {
 }
 
 func (r *relater) setPath(p string, live bool) {
+	if live {
+		if r.touched == nil {
+			r.touched = map[string]bool{}
+		}
+		r.touched[p] = true
+	}
 	if !r.filesLoaded {
 		if r.pending == nil {
 			r.pending = map[string]bool{}

@@ -368,3 +368,33 @@ func TestPlainCallsInJavaScript(t *testing.T) {
 		t.Errorf("calls %q, want %q", got, want)
 	}
 }
+
+// TestRelationshipsOfFilesMergedAway: a branch changes a file that the
+// mainline deleted; the merge keeps it deleted. Read in commit order the
+// branch's change revives the file, so the sync's end checks the head:
+// the file's relationships go, in SQLite and in the graph.
+func TestRelationshipsOfFilesMergedAway(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("a.c", "int helper(void);\n\nint run(void)\n{\n\treturn helper();\n}\n")
+	repo.Write("b.c", "#include <stdio.h>\n\nint helper(void)\n{\n\treturn puts(\"x\");\n}\n")
+	repo.Commit("add")
+	repo.Git("checkout", "-q", "-b", "topic")
+	repo.Git("checkout", "-q", "main")
+	repo.Write("a.c", "int run(void)\n{\n\treturn 0;\n}\n")
+	repo.Git("rm", "-q", "b.c")
+	repo.Commit("drop b")
+	repo.Git("checkout", "-q", "topic")
+	repo.Write("b.c", "#include <stdlib.h>\n\nint other(void)\n{\n\treturn 1;\n}\n\nint helper(void)\n{\n\treturn other();\n}\n")
+	repo.Commit("change b")
+	repo.Git("checkout", "-q", "main")
+	repo.TryGit("merge", "-q", "--no-ff", "topic", "-m", "merge topic")
+	repo.Git("rm", "-q", "b.c")
+	repo.Commit("merge topic")
+	st := openStore(t)
+	g := openGraph(t)
+	sync(t, repo.Dir, st, Options{Graph: g})
+	if got := current(t, st); len(got) != 0 {
+		t.Errorf("relationships %q, want none: b.c is gone", got)
+	}
+	checkGraphMatches(t, st, g)
+}

@@ -105,6 +105,9 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	if err := s.process(ctx, repo, res); err != nil {
 		return nil, err
 	}
+	if err := s.reconcile(ctx, res.Branches); err != nil {
+		return nil, err
+	}
 	if checkRewrites {
 		if err := s.markRewritten(ctx, repo, res); err != nil {
 			return nil, err

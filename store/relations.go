@@ -260,3 +260,40 @@ func (s *Store) CurrentRelations(ctx context.Context) ([]model.Relation, error) 
 func (s *Store) LiveEntitiesIn(ctx context.Context, path string) ([]LiveEntity, error) {
 	return s.liveEntities(ctx, fmt.Sprintf(liveEntities, "e.path = ?"), path)
 }
+
+// AddRelations records relationship changes at a stored commit after its
+// own (those of a whole sync, found at its end), replacing any row of the
+// same relationship, and marks the commit for the graph to replay.
+func (s *Store) AddRelations(ctx context.Context, hash string, rels []model.Relation) error {
+	if len(rels) == 0 {
+		return nil
+	}
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		var id int64
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM commits WHERE hash = ?`, hash).Scan(&id); err != nil {
+			return fmt.Errorf("commit %s: %w", hash, err)
+		}
+		node := func(n string) (int64, error) {
+			var nid int64
+			err := tx.QueryRowContext(ctx, `INSERT INTO code_nodes(node) VALUES (?)
+				ON CONFLICT(node) DO UPDATE SET node = excluded.node RETURNING id`, n).Scan(&nid)
+			return nid, err
+		}
+		for _, r := range rels {
+			from, err := node(r.From)
+			if err != nil {
+				return err
+			}
+			to, err := node(r.To)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO code_relations VALUES (?, ?, ?, ?, ?, ?)`,
+				from, r.Kind, to, id, !r.Removed, r.Confidence); err != nil {
+				return fmt.Errorf("relation at %s: %w", hash, err)
+			}
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE commits SET graphed = 0 WHERE id = ?`, id)
+		return err
+	})
+}
