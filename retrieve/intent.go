@@ -109,6 +109,7 @@ type asks struct {
 	rationale bool // a why: stated reasons answer it
 	security  bool // a security question: security changes answer it
 	recent    bool // the last days' changes
+	evolution bool // how something evolved: its origin answers it first
 }
 
 var (
@@ -116,6 +117,8 @@ var (
 		"unsafe", "malicious", "безопасн", "уязвим"}
 	recentMarkers = []string{"recent", "lately", "last week", "yesterday", "today", "this week", "just now",
 		"недавн", "вчера", "сегодня"}
+	evolutionMarkers = []string{"evolve", "evolution", "history of", "over time", "over the years", "first added",
+		"first introduced", "came to be", "changed over", "развива", "эволюц", "истори"}
 )
 
 // askedFor reads what a question asks for from its words and intent.
@@ -126,5 +129,6 @@ func askedFor(q, intent string) asks {
 		rationale: intent == IntentExplain,
 		security:  hasMarker(t, securityMarkers),
 		recent:    hasMarker(t, recentMarkers),
+		evolution: hasMarker(t, evolutionMarkers),
 	}
 }

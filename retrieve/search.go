@@ -173,6 +173,9 @@ type cand struct {
 	// question's best matches had written, for a question about
 	// something that went away (see removals).
 	removal float64
+	// origin: the commit that first wrote an entity the question names,
+	// before any move or rename (see origins).
+	origin bool
 }
 
 // Search answers a question.
@@ -220,10 +223,15 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 		a.Warnings = append(a.Warnings, "the question has no content words: say what to look for (a file, a function, an error, a feature)")
 		return a, nil
 	}
+	asks := askedFor(raw, a.Intent)
+	if asks.evolution {
+		if err := s.origins(ctx, cands, a.Entities); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.details(ctx, cands); err != nil {
 		return nil, err
 	}
-	asks := askedFor(raw, a.Intent)
 	if asks.removal {
 		if err := s.removals(ctx, cands, mode); err != nil {
 			return nil, err
@@ -794,6 +802,9 @@ func (s *Searcher) rank(cs *candSet, intent, raw string, asks asks, entities []s
 		}
 		if namesAny(c.subject, names) {
 			bonus += 2 // the subject says the change is about a function the question names
+		}
+		if asks.evolution && c.origin {
+			bonus += originPoints
 		}
 		if asks.removal && mostlyDeletes(c.insertions, c.deletions) {
 			bonus += 2
