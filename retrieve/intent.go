@@ -106,6 +106,7 @@ func markerText(q string) string {
 // 001's additive points reward only when they are asked for.
 type asks struct {
 	removal   bool // why or where something went
+	revert    bool // why a change was undone
 	rationale bool // a why: stated reasons answer it
 	security  bool // a security question: security changes answer it
 	recent    bool // the last days' changes
@@ -126,6 +127,7 @@ func askedFor(q, intent string) asks {
 	t := markerText(q)
 	return asks{
 		removal:   hasMarker(t, removalMarkers),
+		revert:    hasMarker(t, revertMarkers),
 		rationale: intent == IntentExplain,
 		security:  hasMarker(t, securityMarkers),
 		recent:    hasMarker(t, recentMarkers),

@@ -237,6 +237,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 			return nil, err
 		}
 	}
+	if asks.revert {
+		if err := s.reverts(ctx, cands, mode); err != nil {
+			return nil, err
+		}
+	}
 	ranked := s.rank(cands, a.Intent, raw, asks, a.Entities, mode)
 	if len(ranked) == 0 {
 		a.NoMatch = true
@@ -805,6 +810,9 @@ func (s *Searcher) rank(cs *candSet, intent, raw string, asks asks, entities []s
 		}
 		if asks.evolution && c.origin {
 			bonus += originPoints
+		}
+		if asks.revert && c.class == "revert" {
+			bonus += 2 // the undoing commit, when the question asks why something was undone
 		}
 		if asks.removal && mostlyDeletes(c.insertions, c.deletions) {
 			bonus += 2
