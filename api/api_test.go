@@ -158,10 +158,13 @@ func TestErrorsCrossTheWire(t *testing.T) {
 		return resp.StatusCode, e
 	}
 	for _, body := range []string{`{"repository": "demo", "query": `, `[1,2]`, `{"repository":"demo","query":"x","evil":1}`,
-		`{"repository":"demo","query":"x"} {}`, `{"repository":"demo","query":"` + strings.Repeat("x", MaxBodyBytes) + `"}`} {
+		`{"repository":"demo","query":"x"} {}`} {
 		if code, e := raw(body); code != http.StatusBadRequest || e.Code != "bad_request" || e.Message == "" {
 			t.Errorf("body %.40q: %d %+v, want 400 bad_request", body, code, e)
 		}
+	}
+	if code, e := raw(`{"repository":"demo","query":"` + strings.Repeat("x", MaxSmallBodyBytes) + `"}`); code != http.StatusRequestEntityTooLarge || e.Code != "too_large" {
+		t.Errorf("oversized body: %d %+v, want 413 too_large", code, e)
 	}
 	resp, err := http.Get(c.BaseURL + "/v1/nothing")
 	if err != nil || resp.StatusCode != http.StatusNotFound {

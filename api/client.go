@@ -104,7 +104,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if err != nil {
 		return err
 	}
-	if in != nil {
+	if in != nil || method == http.MethodPost || method == http.MethodDelete {
+		// The daemon refuses POST and DELETE that are not JSON (a web
+		// page's cross-site form), even without a body.
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.Token != "" {
