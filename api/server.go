@@ -175,6 +175,9 @@ func (s *server) status(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) sync(w http.ResponseWriter, r *http.Request) error {
+	// The answer waits for the sync, which may take longer than any write
+	// timeout: the first sync of a large repository takes minutes.
+	http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	res, err := s.svc.Sync(r.Context(), r.PathValue("name"))
 	return reply(w, res, err)
 }
@@ -244,7 +247,11 @@ func (s *server) audit(r *http.Request, op, repo, what string, err error, extra 
 		status = toError(err).Code
 	}
 	args := append([]any{"op", op, "client", clientOf(r), "repository", repo, "request", clipAudit(what), "status", status}, extra...)
-	s.opts.Audit.Info("request", args...)
+	msg := "request"
+	if op == "remove" {
+		msg = "deletion" // as the CLI's and retention's deletions are recorded
+	}
+	s.opts.Audit.Info(msg, args...)
 }
 
 func clipAudit(s string) string {

@@ -212,6 +212,9 @@ func (a *app) syncOne(ctx context.Context, h *memory.Home, name string, pol memo
 	if err != nil {
 		return syncReport{}, err
 	}
+	if res.Pruned > 0 {
+		a.recordDeletion(h.Dir, "prune", name, "commits", res.Pruned, "by", "retention")
+	}
 	return syncReport{Name: name, Result: res}, nil
 }
 
