@@ -1,6 +1,8 @@
 package secrets
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"strings"
 )
@@ -8,9 +10,10 @@ import (
 // Markers: how findings become "[REDACTED:<rule-id>]" in the text, and how
 // markers already there are recognised, so that redaction is idempotent.
 
-// apply merges overlapping spans and replaces each merged span by a marker.
-// It returns the new text and one rule id per marker, in text order.
-func apply(text string, spans []span) (string, []string) {
+// apply merges overlapping spans and replaces each merged span by a marker
+// naming mark(rule, secret), or the rule when mark is nil. It returns the
+// new text and one rule id per marker, in text order.
+func apply(text string, spans []span, mark func(rule, secret string) string) (string, []string) {
 	slices.SortFunc(spans, func(x, y span) int {
 		if x.start != y.start {
 			return x.start - y.start
@@ -37,7 +40,11 @@ func apply(text string, spans []span) (string, []string) {
 		}
 		b.WriteString(text[last:cur.start])
 		b.WriteString(markerPrefix)
-		b.WriteString(cur.rule)
+		if mark != nil {
+			b.WriteString(mark(cur.rule, text[cur.start:cur.end]))
+		} else {
+			b.WriteString(cur.rule)
+		}
 		b.WriteByte(']')
 		ids = append(ids, cur.rule)
 		last = cur.end
@@ -48,18 +55,30 @@ func apply(text string, spans []span) (string, []string) {
 }
 
 // rulePriority decides which rule names a merged span: a specific gitleaks
-// rule over gitleaks' generic rule over the entropy check.
+// rule over gitleaks' generic rule over the positional rules (assign.go)
+// over the entropy check.
 func rulePriority(rule string) int {
 	switch {
 	case rule == highEntropyID:
 		return 0
-	case strings.Contains(rule, "generic"):
+	case rule == assignmentID || rule == urlPasswordID:
 		return 1
+	case strings.Contains(rule, "generic"):
+		return 2
 	}
-	return 2
+	return 3
 }
 
 const markerPrefix = "[REDACTED:"
+
+// hashedRule is the marker of RedactName: the rule and a short hash of the
+// secret, unique and stable (see RedactName). The hash is domain-separated
+// and cut to 32 bits: enough to keep a repository's redacted names apart,
+// too little to confirm a guess of a long secret.
+func hashedRule(rule, secret string) string {
+	sum := sha256.Sum256([]byte("gitmemory redacted name\x00" + secret))
+	return rule + "-" + hex.EncodeToString(sum[:4])
+}
 
 // markerRanges returns the byte ranges of "[REDACTED:<rule-id>]" markers in
 // text.

@@ -275,15 +275,38 @@ type span struct {
 // can complete a match that was not there before) and repeats until nothing
 // new is found; ids from such later passes are appended.
 func (s *Scanner) Redact(text string) (string, []string) {
+	return s.redact(text, false, nil)
+}
+
+// RedactFile is Redact for text from the file at path (a diff's hunks):
+// in a configuration file (.env, properties, YAML, INI, TOML) the value
+// of any key that names a secret is redacted, quoted or not.
+func (s *Scanner) RedactFile(path, text string) (string, []string) {
+	return s.redact(text, configPath(path), nil)
+}
+
+// RedactName is Redact for a name that identifies something: a file path,
+// an author's or committer's name or e-mail, a ref name. Each secret is
+// replaced by "[REDACTED:<rule-id>-<hash>]", where hash is 8 hex digits of
+// a SHA-256 of the secret: the same secret always gives the same marker
+// and different ones (almost surely) different markers, so a redacted
+// path still names one file, the same in every commit, and its history
+// stays whole.
+func (s *Scanner) RedactName(name string) (string, []string) {
+	return s.redact(name, false, hashedRule)
+}
+
+// redact runs the passes of Redact; mark names a span's marker.
+func (s *Scanner) redact(text string, config bool, mark func(rule, secret string) string) (string, []string) {
 	var ids []string
 	for pass := 0; pass < maxPasses; pass++ {
-		spans := s.spans(text)
+		spans := s.spans(text, config)
 		spans = dropMarkerOnly(text, spans)
 		if len(spans) == 0 {
 			break
 		}
 		var newIDs []string
-		text, newIDs = apply(text, spans)
+		text, newIDs = apply(text, spans, mark)
 		ids = append(ids, newIDs...)
 	}
 	return text, ids
@@ -301,7 +324,7 @@ func (s *Scanner) RedactBytes(b []byte) ([]byte, []string) {
 }
 
 // spans returns the unmerged spans to redact in text.
-func (s *Scanner) spans(text string) []span {
+func (s *Scanner) spans(text string, config bool) []span {
 	var out []span
 	for _, f := range s.findings(text) {
 		out = appendFindingSpans(text, f, out)
@@ -309,6 +332,8 @@ func (s *Scanner) spans(text string) []span {
 	out = privateKeySpans(text, out)
 	out = awsKeyIDSpans(text, out)
 	out = highEntropySpans(text, out)
+	out = assignmentSpans(text, config, out)
+	out = urlPasswordSpans(text, out)
 	return out
 }
 
