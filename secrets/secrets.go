@@ -292,8 +292,25 @@ func (s *Scanner) RedactFile(path, text string) (string, []string) {
 // and different ones (almost surely) different markers, so a redacted
 // path still names one file, the same in every commit, and its history
 // stays whole.
+//
+// A path is redacted segment by segment ('/' is part of what the entropy
+// check takes for a token): the directories around a secret stay, so the
+// file is still found under them.
 func (s *Scanner) RedactName(name string) (string, []string) {
-	return s.redact(name, false, hashedRule)
+	if !strings.Contains(name, "/") {
+		return s.redact(name, false, hashedRule)
+	}
+	var ids []string
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		var found []string
+		parts[i], found = s.redact(p, false, hashedRule)
+		ids = append(ids, found...)
+	}
+	if len(ids) == 0 {
+		return name, nil
+	}
+	return strings.Join(parts, "/"), ids
 }
 
 // redact runs the passes of Redact; mark names a span's marker.
