@@ -22,7 +22,7 @@ import (
 )
 
 // fixture is a home with one synced repository, "demo".
-func fixture(t *testing.T) (*memory.Home, *gittest.Repo) {
+func fixture(t testing.TB) (*memory.Home, *gittest.Repo) {
 	t.Helper()
 	g := gittest.New(t)
 	g.Write("auth/token.go", "package auth\n\nfunc Refresh() int { return 1 }\n")
