@@ -23,8 +23,10 @@ import (
 // Memory is bounded by bytes, not entries: a key is a SHA-256 of the
 // request (a lookup's body can be half a megabyte; keeping it as the key
 // made 400 distinct lookups hold 800 MB), and each answer is charged its
-// encoded size. An answer larger than an eighth of the budget is served
-// but not kept.
+// encoded size. An answer larger than maxShare of the budget is served
+// but not kept: a lookup's answer repeats its half-megabyte of paths, and
+// a cache of a few such answers is worth less than the memory. Answers
+// past their TTL are swept (sweep), so an idle daemon holds none.
 type answers struct {
 	ttl      time.Duration
 	maxBytes int64
@@ -50,6 +52,9 @@ type answer struct {
 	waiters int                // callers waiting for a computation under way
 	cancel  context.CancelFunc // stops the computation once nobody waits
 }
+
+// maxShare: an answer may take at most 1/maxShare of the budget.
+const maxShare = 32
 
 // entryOverhead is what an entry costs besides its answer: the key, the
 // list element, the map slot.
@@ -168,7 +173,7 @@ func (c *answers) put(key answerKeyT, a *answer) {
 func (c *answers) charge(key answerKeyT, a *answer, size int64) {
 	c.bytes += size - a.size
 	a.size = size
-	if size > c.maxBytes/8 {
+	if size > c.maxBytes/maxShare {
 		c.remove(key, a)
 		return
 	}
@@ -186,6 +191,23 @@ func (c *answers) evict() {
 		}
 		e = prev
 	}
+}
+
+// sweep drops the finished answers older than the TTL and says how many.
+func (c *answers) sweep() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for e := c.lru.Back(); e != nil; {
+		prev := e.Prev()
+		k := e.Value.(answerKeyT)
+		if a := c.entries[k]; a.cancel == nil && !a.at.IsZero() && time.Since(a.at) >= c.ttl {
+			c.remove(k, a)
+			n++
+		}
+		e = prev
+	}
+	return n
 }
 
 func (c *answers) remove(key answerKeyT, a *answer) {

@@ -56,6 +56,11 @@ func TestAnswersComputeOnceAndForget(t *testing.T) {
 	if calls.Load() != before+1 {
 		t.Error("an expired answer was served")
 	}
+	short.get(ctx, key("u"), slow, size)
+	time.Sleep(15 * time.Millisecond)
+	if n := short.sweep(); n != 2 || len(short.entries) != 0 || short.bytes != 0 {
+		t.Errorf("sweep of expired answers: %d swept, %d left, %d bytes", n, len(short.entries), short.bytes)
+	}
 }
 
 // TestAnswersBoundedByBytes: the kept answers fit the byte budget, the
@@ -70,25 +75,25 @@ func TestAnswersBoundedByBytes(t *testing.T) {
 		return func(context.Context) (any, error) { calls.Add(1); return strings.Repeat("x", n), nil }
 	}
 	for i := range 200 {
-		c.get(ctx, key(strings.Repeat("k", i+1)), answer(4<<10), size)
+		c.get(ctx, key(strings.Repeat("k", i+1)), answer(1<<10), size)
 	}
 	c.mu.Lock()
 	kept, bytes := len(c.entries), c.bytes
 	c.mu.Unlock()
 	if bytes > budget || kept == 0 || kept >= 200 {
-		t.Errorf("200 answers of 4 KiB: %d kept, %d bytes; want some, within %d bytes", kept, bytes, budget)
+		t.Errorf("200 answers of 1 KiB: %d kept, %d bytes; want some, within %d bytes", kept, bytes, budget)
 	}
 	before := calls.Load()
-	c.get(ctx, key(strings.Repeat("k", 200)), answer(4<<10), size) // the newest: kept
-	c.get(ctx, key("k"), answer(4<<10), size)                      // the oldest: evicted
+	c.get(ctx, key(strings.Repeat("k", 200)), answer(1<<10), size) // the newest: kept
+	c.get(ctx, key("k"), answer(1<<10), size)                      // the oldest: evicted
 	if got := calls.Load() - before; got != 1 {
 		t.Errorf("the newest and the oldest asked again: %d computations, want 1", got)
 	}
 	big := strings.Repeat("k", 9)
-	c.get(ctx, key(big), answer(budget/4), size)
+	c.get(ctx, key(big), answer(budget/maxShare+1), size)
 	before = calls.Load()
-	if v, _ := c.get(ctx, key(big), answer(budget/4), size); len(v.(string)) != budget/4 || calls.Load() != before+1 {
-		t.Error("an answer over an eighth of the budget was kept")
+	if v, _ := c.get(ctx, key(big), answer(budget/maxShare+1), size); len(v.(string)) != budget/maxShare+1 || calls.Load() != before+1 {
+		t.Error("an answer over its share of the budget was kept")
 	}
 }
 

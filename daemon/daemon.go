@@ -47,7 +47,7 @@ type Daemon struct {
 // clock), within this many bytes; computing one may take this long.
 const (
 	answerTTL      = time.Minute
-	answerBytes    = 64 << 20
+	answerBytes    = 32 << 20
 	answerDeadline = 2 * time.Minute
 )
 
@@ -128,7 +128,7 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		d.act.releaseLoop(loopCtx)
+		d.releaseLoop(loopCtx)
 	}()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

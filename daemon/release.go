@@ -38,8 +38,10 @@ func (a *activity) track(h http.Handler) http.Handler {
 	})
 }
 
-// releaseLoop returns freed memory after a quiet spell, until ctx ends.
-func (a *activity) releaseLoop(ctx context.Context) {
+// releaseLoop sweeps expired answers and returns freed memory after a
+// quiet spell, until ctx ends.
+func (d *Daemon) releaseLoop(ctx context.Context) {
+	a := &d.act
 	t := time.NewTicker(releaseCheck)
 	defer t.Stop()
 	for {
@@ -47,6 +49,9 @@ func (a *activity) releaseLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if d.answers.sweep() > 0 {
+			a.dirty.Store(true)
 		}
 		if a.dirty.Load() && time.Since(time.Unix(0, a.last.Load())) >= releaseAfter {
 			a.dirty.Store(false)
