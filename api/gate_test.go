@@ -192,3 +192,12 @@ func TestValidationErrorsNameTheField(t *testing.T) {
 		t.Errorf("a valid mode is refused: %v", err)
 	}
 }
+
+func TestDialableAddress(t *testing.T) {
+	for in, want := range map[string]string{"0.0.0.0:7411": "127.0.0.1:7411", "[::]:7411": "[::1]:7411",
+		"127.0.0.1:7411": "127.0.0.1:7411", "gitmemory:7411": "gitmemory:7411"} {
+		if got := dialable(in); got != want {
+			t.Errorf("dialable(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
