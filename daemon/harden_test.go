@@ -144,3 +144,41 @@ func TestForeignHostOnTheDaemon(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectionLimit: connections beyond MaxConns wait to be accepted
+// rather than each costing a goroutine and buffers; they are served once
+// a connection closes.
+func TestConnectionLimit(t *testing.T) {
+	h := newHome(t, map[string]*gittest.Repo{"pay": sample(t)})
+	r := start(t, h, Options{MaxConns: 2})
+	addr := strings.TrimPrefix(r.c.BaseURL, "http://")
+	r.c.HTTP.CloseIdleConnections() // the discovery's keep-alive connection
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "GET /v1/health HTTP/1.1\r\nHost: %s\r\n", addr) // headers never finished
+		held = append(held, c)
+	}
+	time.Sleep(100 * time.Millisecond)
+	get := func(within time.Duration) error {
+		ctx, cancel := context.WithTimeout(context.Background(), within)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", r.c.BaseURL+"/v1/health", nil)
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := get(300 * time.Millisecond); err == nil {
+		t.Error("a third connection was served while two held the limit")
+	}
+	held[0].Close()
+	if err := get(5 * time.Second); err != nil {
+		t.Errorf("after one connection closed: %v", err)
+	}
+	held[1].Close()
+}
