@@ -33,6 +33,11 @@ type answers struct {
 	// timeout bounds a computation, so that a hung one cannot keep its
 	// waiters (they leave with their own contexts) or its slot forever.
 	timeout time.Duration
+	// base is the parent of every computation: the daemon's lifetime, so
+	// that shutting down stops them; running counts them, so that the
+	// stores are closed only after the last has returned.
+	base    context.Context
+	running sync.WaitGroup
 
 	mu      sync.Mutex // guards the fields below
 	entries map[answerKeyT]*answer
@@ -61,7 +66,8 @@ const maxShare = 32
 const entryOverhead = 256
 
 func newAnswers(maxBytes int64, ttl, timeout time.Duration) *answers {
-	return &answers{ttl: ttl, maxBytes: maxBytes, timeout: timeout, entries: map[answerKeyT]*answer{}, lru: list.New()}
+	return &answers{ttl: ttl, maxBytes: maxBytes, timeout: timeout, base: context.Background(),
+		entries: map[answerKeyT]*answer{}, lru: list.New()}
 }
 
 // answerKey identifies a request of a kind on a repository's generation.
@@ -112,10 +118,12 @@ func (c *answers) get(ctx context.Context, key answerKeyT, fn func(context.Conte
 
 // start adds a pending entry and computes it; c.mu is held.
 func (c *answers) start(key answerKeyT, fn func(context.Context) (any, error), size func(any) int64) *answer {
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	ctx, cancel := context.WithTimeout(c.base, c.timeout)
 	a := &answer{done: make(chan struct{}), cancel: cancel, size: entryOverhead}
 	c.put(key, a)
+	c.running.Add(1)
 	go func() {
+		defer c.running.Done()
 		defer cancel()
 		val, err := protect(ctx, fn)
 		c.mu.Lock()

@@ -107,6 +107,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 // Serve is Run on a listener the caller opened (tests use port 0).
 func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 	d.started = time.Now().UTC().Truncate(time.Second)
+	answersCtx, stopAnswers := context.WithCancel(ctx)
+	defer stopAnswers()
+	d.answers.base = answersCtx // before any request: computations end with the daemon
 	svc := &service{Local: api.NewLocal(d.home), d: d}
 	opts := api.ServerOptions{Token: d.opts.Token, Rate: d.opts.Rate, Burst: d.opts.Burst, Audit: d.opts.Audit, Log: d.opts.Log,
 		Hosts: append([]string{d.opts.Listen}, d.opts.Hosts...)}
@@ -152,6 +155,8 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 	srv.Shutdown(shCtx)
 	stopLoop()
 	wg.Wait()
+	stopAnswers()
+	d.answers.running.Wait() // the stores close after the last computation
 	if rerr := d.home.ReleaseAll(); rerr != nil {
 		err = errors.Join(err, rerr)
 	}
