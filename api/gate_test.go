@@ -178,6 +178,9 @@ func TestValidationErrorsNameTheField(t *testing.T) {
 		{"/v1/lookup", `{"repository":"demo","fingerprints":["paths:nothex"]}`, "fingerprints"},
 		{"/v1/entity", `{"repository":"demo","name":""}`, "name"},
 		{"/v1/entity", `{"repository":"demo","name":"Refresh","kind":"Evil Kind"}`, "kind"},
+		{"/v1/query", `{"repository":"demo","query":"why","limit":"five"}`, "limit"},
+		{"/v1/lookup", `{"repository":"demo","paths":"a.go"}`, "paths"},
+		{"/v1/query", `{"repository":"demo","query":"why","evil":1}`, "evil"},
 	}
 	for _, c := range cases {
 		got, e := do(t, srv, "POST", c.path, c.body, map[string]string{"Content-Type": "application/json"})

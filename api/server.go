@@ -271,12 +271,28 @@ func readJSON(r *http.Request, v any) error {
 		if errors.As(err, &tooBig) {
 			return tooLarge(tooBig.Limit)
 		}
+		if field := jsonField(err); field != "" {
+			return badField(field, "%s", Clip(err.Error(), 200))
+		}
 		return fmt.Errorf("%w: malformed JSON: %s", ErrBadRequest, Clip(err.Error(), 200))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("%w: malformed JSON: data after the object", ErrBadRequest)
 	}
 	return nil
+}
+
+// jsonField names the field a decoding error is about: one of the wrong
+// type, or one the request type does not have.
+func jsonField(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return typeErr.Field
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return Clip(strings.Trim(name, `"`), clipLen)
+	}
+	return ""
 }
 
 func reply(w http.ResponseWriter, v any, err error) error {
