@@ -171,7 +171,7 @@ func replaceLatest(dir string, data []byte, fs packFS) error {
 // packCreateSynced writes a new file (failing with os.ErrExist if there is
 // one) and syncs it.
 func packCreateSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func packCreateSynced(path string, data []byte) error {
 // crash left unfinished is ended first, so the new row stays a line of
 // its own.
 func packAppendSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

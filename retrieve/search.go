@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -205,15 +206,15 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 	cands := &candSet{m: map[string]*cand{}}
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return s.direct(gctx, raw, rf, cands, a) })
+	g.Go(stage("direct matches", func() error { return s.direct(gctx, raw, rf, cands, a) }))
 	if mode == ModeHybrid || mode == ModeKeyword {
-		g.Go(func() error { return s.keyword(gctx, terms, rf, cands) })
+		g.Go(stage("keyword search", func() error { return s.keyword(gctx, terms, rf, cands) }))
 	}
 	if mode == ModeHybrid || mode == ModeVector {
-		g.Go(func() error { return s.vector(gctx, raw, cands, a) })
+		g.Go(stage("vector search", func() error { return s.vector(gctx, raw, cands, a) }))
 	}
 	if mode == ModeBasic {
-		g.Go(func() error { return s.basic(gctx, terms, cands) })
+		g.Go(stage("basic search", func() error { return s.basic(gctx, terms, cands) }))
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -263,6 +264,20 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 	}
 	a.Clarify = clarify(a)
 	return a, nil
+}
+
+// stage runs one of a question's concurrent searches, turning a panic
+// into the question's error: a goroutine's panic would end the whole
+// process, the daemon and every other question with it.
+func stage(name string, f func() error) func() error {
+	return func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("%s failed: %v\n%s", name, r, debug.Stack())
+			}
+		}()
+		return f()
+	}
 }
 
 // mode picks the best mode the stores allow, or checks the one asked for.
