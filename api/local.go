@@ -59,8 +59,10 @@ func (l *Local) Sync(ctx context.Context, repo string) (*indexer.Result, error) 
 
 // Remove deletes a repository's registration and data.
 func (l *Local) Remove(ctx context.Context, repo string) error {
-	if err := l.CheckRepo(ctx, repo); err != nil {
-		return err
+	// The name only, not the store: a store too damaged to open must
+	// still be removable.
+	if repo == "" || memory.ValidName(repo) != nil {
+		return l.CheckRepo(ctx, repo)
 	}
 	return l.Home.Remove(ctx, repo)
 }

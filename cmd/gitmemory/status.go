@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -28,7 +29,7 @@ branches and counts reachable commits that are not indexed.`,
   gitmemory status myproject --verify
   gitmemory status --format json | jq '.[] | {name, indexed}'`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) (err error) {
 			format, err := out.get(c)
 			if err != nil {
 				return err
@@ -45,22 +46,24 @@ branches and counts reachable commits that are not indexed.`,
 				}
 				names = []string{name}
 			} else {
-				repos, err := h.List(c.Context())
-				if err != nil {
+				if names, err = h.Names(); err != nil {
 					return err
-				}
-				for _, r := range repos {
-					names = append(names, r.Name)
 				}
 			}
 			var all []*memory.Status
+			var broken error
 			for _, n := range names {
 				st, err := svc.Status(c.Context(), n, verify)
-				if err != nil {
+				if err != nil && len(names) == 1 {
 					return err
+				}
+				if err != nil { // reported after the others, not instead of them
+					broken = errors.Join(broken, fmt.Errorf("repository %s: %w", n, err))
+					continue
 				}
 				all = append(all, st)
 			}
+			defer func() { err = errors.Join(err, broken) }()
 			if format == formatJSON {
 				if len(args) == 1 {
 					return writeJSON(a.stdout, all[0])
