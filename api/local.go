@@ -76,26 +76,25 @@ func (l *Local) Query(ctx context.Context, q QueryRequest) (*QueryResult, error)
 	if err != nil {
 		return nil, err
 	}
+	if q.RecencyWeight != nil {
+		opts.Weights.Recency = *q.RecencyWeight
+	}
 	s, err := l.Home.OpenSearcher(ctx, q.Repo, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	ans, err := s.Search(ctx, retrieve.Request{Query: q.Query, Intent: q.Intent, Mode: retrieve.Mode(q.Mode), Limit: q.Limit})
+	ans, err := answer(ctx, s, q, opts.Limit)
 	if err != nil {
 		return nil, err
-	}
-	if !q.Debug {
-		for i := range ans.Items {
-			ans.Items[i].Components = nil
-		}
 	}
 	res := &QueryResult{Repository: q.Repo, Answer: ans}
 	if q.AnswerOnly {
 		return res, nil
 	}
 	res.Pack, err = retrieve.BuildPack(ctx, s.Store, PackInput(q.Repo, ans), retrieve.PackOptions{
-		Tokens: q.Tokens, Format: q.Format, IncludeRewritten: q.IncludeRewritten})
+		Tokens: q.Tokens, Format: q.Format, IncludeRewritten: q.IncludeRewritten, Full: q.Full,
+		NoDiffs: q.IncludeDiffs != nil && !*q.IncludeDiffs, NoTests: q.IncludeTests != nil && !*q.IncludeTests})
 	if errors.Is(err, retrieve.ErrBudgetTooSmall) {
 		return nil, badField("token_budget", "%v", err)
 	}

@@ -83,6 +83,18 @@ type QueryRequest struct {
 	IncludeRewritten bool `json:"include_rewritten,omitempty"`
 	// Debug keeps each result's score components.
 	Debug bool `json:"debug,omitempty"`
+	// Full adds each key item's whole message, a diff snippet and the
+	// command that verifies it (seed 004's --full).
+	Full bool `json:"full,omitempty"`
+	// Soft keeps Soft S2/S3 results even when Hard ones exist (seed 004).
+	Soft bool `json:"soft,omitempty"`
+	// Seed 003's QueryOptions: diffs and tests in the pack (default
+	// true), the recency weight (0 to 1; default [search] recency) and a
+	// date range the results must fall in.
+	IncludeDiffs  *bool              `json:"include_diffs,omitempty"`
+	IncludeTests  *bool              `json:"include_tests,omitempty"`
+	RecencyWeight *float64           `json:"recency_weight,omitempty"`
+	DateRange     *retrieve.DateRange `json:"date_range,omitempty"`
 }
 
 // QueryResult is the ranked answer and its Context Pack.

@@ -72,6 +72,9 @@ func (l *Local) checkQuery(ctx context.Context, q *QueryRequest) error {
 	if q.Format != retrieve.FormatMarkdown && q.Format != retrieve.FormatJSON {
 		return badField("format", "%q: want markdown or json", Clip(q.Format, clipLen))
 	}
+	if err := checkQueryOptions(q); err != nil {
+		return err
+	}
 	return checkLimit(q.Limit)
 }
 

@@ -146,6 +146,8 @@ type Answer struct {
 	// Suggestions are terms to narrow a broad query or to retry a miss.
 	Suggestions []string `json:"suggestions,omitempty"`
 	Clarify     string   `json:"clarify,omitempty"`
+	// Broad: more than 10 candidates score alike (seed 004's "too broad").
+	Broad bool `json:"broad,omitempty"`
 }
 
 // ErrEmptyQuery: the question has no words.
@@ -252,8 +254,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 		return a, nil
 	}
 	if broad(terms, rf, ranked) {
-		a.Warnings = append(a.Warnings, "query too broad: many commits match equally; add a file, function or error message")
-		a.Suggestions = s.suggestFrom(ctx, ranked, terms)
+		a.Broad = true
+		a.Warnings = append(a.Warnings, WarnTooBroad)
+		a.Suggestions = s.filterTerms(ctx, ranked, terms)
 	}
 	if len(ranked) > limit {
 		ranked = ranked[:limit]
@@ -957,13 +960,14 @@ func isIdentByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
-// broad reports a query too broad to answer well: one short word or none,
-// no names, and a long list of results with nearly equal scores.
+// broad reports a query too broad to answer well (seed 004: "too many
+// matches (>10)"): at most two words, no names, and more than 10
+// candidates scoring within 15% of the best.
 func broad(terms []string, rf refs, items []Item) bool {
-	if len(terms) > 1 || len(rf.shas)+len(rf.paths)+len(rf.idents) > 0 || len(items) < 20 {
+	if len(terms) > 2 || len(rf.shas)+len(rf.paths)+len(rf.idents) > 0 || len(items) <= 10 {
 		return false
 	}
-	return items[0].Score-items[min(len(items), 10)-1].Score < 0.05
+	return items[10].Score >= 0.85*items[0].Score
 }
 
 // suggest proposes words for a query that matched nothing: the indexed
@@ -989,29 +993,6 @@ func (s *Searcher) suggest(ctx context.Context, terms []string) []string {
 		}
 	}
 	return out
-}
-
-// suggestFrom proposes narrowing words: the most frequent subject words of
-// the top results that the query does not have yet.
-func (s *Searcher) suggestFrom(ctx context.Context, items []Item, terms []string) []string {
-	count := map[string]int{}
-	for _, it := range items[:min(len(items), 20)] {
-		var subject string
-		if err := s.st.DB.QueryRowContext(ctx, `SELECT subject FROM commits WHERE hash = ?`, it.Commit).Scan(&subject); err != nil {
-			continue
-		}
-		for _, w := range Normalize(subject) {
-			if len(w) > 3 && !slices.Contains(terms, w) {
-				count[w]++
-			}
-		}
-	}
-	words := make([]string, 0, len(count))
-	for w := range count {
-		words = append(words, w)
-	}
-	slices.SortFunc(words, func(a, b string) int { return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b)) })
-	return words[:min(len(words), 4)]
 }
 
 // clarify is seed 001's clarify suggestion: when critical information is

@@ -19,6 +19,10 @@ type queryFlags struct {
 	mode, intent, out      string
 	limit, tokens          int
 	debug, list, rewritten bool
+	full, soft             bool
+	diffs, tests           bool
+	recency                float64
+	dates                  string
 }
 
 func (a *app) queryCmd() *cobra.Command {
@@ -66,14 +70,25 @@ a commit (the default), markdown a table, json the ranked answer.`,
 			if f.list && !c.Flags().Changed("format") && !f.output.jsonOut {
 				format = formatText
 			}
-			return a.query(c.Context(), args[0], f, format)
+			req, err := f.request(c, args[0])
+			if err != nil {
+				return err
+			}
+			return a.query(c.Context(), req, f, format)
 		},
 	}
 	fl := c.Flags()
 	f.repo.register(c)
 	fl.StringVar(&f.mode, "mode", "", "hybrid, vector, keyword or basic (default: the best available)")
 	fl.StringVar(&f.intent, "intent", "auto", "auto, plan, execute, explain, debug or research")
-	fl.IntVar(&f.limit, "limit", 0, fmt.Sprintf("results, at most %d (default: limit in config.toml's [search], else 5)", retrieve.MaxResults))
+	fl.IntVar(&f.limit, "max-results", 0, fmt.Sprintf("results, at most %d (default: limit in config.toml's [search], else 5)", retrieve.MaxResults))
+	fl.IntVar(&f.limit, "limit", 0, "same as --max-results")
+	fl.BoolVar(&f.full, "full", false, "each key commit's whole message, a diff snippet and the git show command that verifies it")
+	fl.BoolVar(&f.soft, "soft", false, "keep Soft S2/S3 results even when Hard ones exist")
+	fl.BoolVar(&f.diffs, "include-diffs", true, "the pack's important diffs (--include-diffs=false leaves them out)")
+	fl.BoolVar(&f.tests, "include-tests", true, "the pack's related tests (--include-tests=false leaves them out)")
+	fl.Float64Var(&f.recency, "recency-weight", 0, "0 to 1: how much to prefer recent commits (default: recency in config.toml's [search])")
+	fl.StringVar(&f.dates, "date-range", "", "only commits in FROM..TO (YYYY-MM-DD or RFC 3339, either side optional)")
 	fl.BoolVar(&f.debug, "debug", false, "a table of each result's score components and total (on stderr, or after --list)")
 	f.output.register(c, formatMarkdown, formatText, formatJSON, formatMarkdown)
 	fl.IntVar(&f.tokens, "tokens", retrieve.DefaultPackTokens, "the pack's token budget")
@@ -97,6 +112,9 @@ func printAnswer(w io.Writer, a *retrieve.Answer) {
 	}
 	for _, it := range a.Items {
 		flags := ""
+		if it.Tier != "" {
+			flags += " " + labelText(it)
+		}
 		if it.Stale {
 			flags += " [stale?]"
 		}
@@ -141,6 +159,9 @@ func answerMarkdown(w io.Writer, a *retrieve.Answer) {
 	rows := make([][]string, len(a.Items))
 	for i, it := range a.Items {
 		var marks []string
+		if it.Tier != "" {
+			marks = append(marks, labelText(it))
+		}
 		if it.Stale {
 			marks = append(marks, "stale?")
 		}
@@ -164,7 +185,7 @@ func packCommitID(a *retrieve.Answer) string {
 	return a.Items[0].Commit[:12]
 }
 
-func (a *app) query(ctx context.Context, question string, f queryFlags, outFormat string) error {
+func (a *app) query(ctx context.Context, req api.QueryRequest, f queryFlags, outFormat string) error {
 	svc, h, err := a.service(ctx)
 	if err != nil {
 		return err
@@ -181,8 +202,8 @@ func (a *app) query(ctx context.Context, question string, f queryFlags, outForma
 	if f.out != "" {
 		format = retrieve.FormatJSON // the file is JSON; its count must be of that text
 	}
-	res, err := svc.Query(ctx, api.QueryRequest{Repo: name, Query: question, Intent: f.intent, Mode: f.mode,
-		Limit: f.limit, Tokens: f.tokens, Format: format, AnswerOnly: f.list, IncludeRewritten: f.rewritten, Debug: f.debug})
+	req.Repo, req.Format = name, format
+	res, err := svc.Query(ctx, req)
 	if err != nil {
 		return err
 	}
