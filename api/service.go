@@ -91,9 +91,9 @@ type QueryRequest struct {
 	// Seed 003's QueryOptions: diffs and tests in the pack (default
 	// true), the recency weight (0 to 1; default [search] recency) and a
 	// date range the results must fall in.
-	IncludeDiffs  *bool              `json:"include_diffs,omitempty"`
-	IncludeTests  *bool              `json:"include_tests,omitempty"`
-	RecencyWeight *float64           `json:"recency_weight,omitempty"`
+	IncludeDiffs  *bool               `json:"include_diffs,omitempty"`
+	IncludeTests  *bool               `json:"include_tests,omitempty"`
+	RecencyWeight *float64            `json:"recency_weight,omitempty"`
 	DateRange     *retrieve.DateRange `json:"date_range,omitempty"`
 }
 
