@@ -86,6 +86,7 @@ func Handler(svc Service, opts ServerOptions) http.Handler {
 	mux.Handle("POST /v1/recent", s.guard(MaxSmallBodyBytes, s.recent()))
 	mux.Handle("POST /v1/lookup", s.guard(MaxBodyBytes, s.lookup()))
 	mux.Handle("POST /v1/entity", s.guard(MaxSmallBodyBytes, s.entity()))
+	s.directRoutes(mux)
 	for pattern, h := range opts.Extra {
 		mux.Handle(pattern, s.guard(MaxExtraBodyBytes, func(w http.ResponseWriter, r *http.Request) error {
 			h.ServeHTTP(w, r.WithContext(withClient(r.Context(), clientOf(r))))

@@ -30,6 +30,7 @@ type Service interface {
 	Recent(ctx context.Context, q RecentRequest) ([]retrieve.Change, error)
 	Lookup(ctx context.Context, q LookupRequest) (*retrieve.LookupResult, error)
 	Entity(ctx context.Context, q EntityRequest) (*memory.EntityReport, error)
+	Direct // direct.go
 }
 
 // Health is a liveness answer: who answers, since when, holding what.

@@ -229,6 +229,7 @@ func (s *server) register(ms *mcp.Server) {
 	addTool(ms, s, recentTool, s.recent)
 	addTool(ms, s, lookupTool, s.lookup)
 	addTool(ms, s, historyTool, s.history)
+	addTool(ms, s, healthTool, s.health)
 }
 
 // addTool adds a tool whose input schema is In's, adjusted by the tool's

@@ -14,7 +14,7 @@ import (
 	"github.com/gitmemory/gitmemory/memory"
 )
 
-var toolNames = []string{"gitmemory_entity_history", "gitmemory_history", "gitmemory_lookup", "gitmemory_query",
+var toolNames = []string{"gitmemory_entity_history", "gitmemory_health", "gitmemory_history", "gitmemory_lookup", "gitmemory_query",
 	"gitmemory_recent_changes"}
 
 // schemaOf decodes a listed tool's schema.
@@ -60,7 +60,9 @@ func TestListTools(t *testing.T) {
 		t.Fatalf("tools = %v, want %v", names, toolNames)
 	}
 	want := map[string]struct{ required, optional []string }{
-		"gitmemory_query":          {[]string{"query"}, []string{"repository", "token_budget"}},
+		"gitmemory_query": {[]string{"query"}, []string{"repository", "token_budget", "max_results", "full",
+			"include_diffs", "include_tests", "recency_weight", "date_range"}},
+		"gitmemory_health":         {nil, []string{"repository"}},
 		"gitmemory_entity_history": {[]string{"entity_name"}, []string{"entity_type", "repository", "token_budget"}},
 		"gitmemory_recent_changes": {nil, []string{"path", "days", "repository", "token_budget"}},
 		"gitmemory_lookup":         {nil, []string{"paths", "fingerprint", "fingerprints", "repository"}},

@@ -87,6 +87,7 @@ DELETE /v1/repositories/NAME, POST /v1/query, /v1/history, /v1/recent,
 			if err := setMemoryLimit(f.memLimit, log); err != nil {
 				return err
 			}
+			logHealth(c.Context(), h, log)
 			d, err := daemon.New(h, daemon.Options{Listen: f.listen, Token: token, Interval: f.interval, Poll: f.poll,
 				Rate: f.rate, Burst: f.burst, Audit: audit, Log: log, Extra: mcpEndpoint(audit), Hosts: f.allowHosts})
 			if err != nil {

@@ -1,0 +1,61 @@
+package mcpserver
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gitmemory/gitmemory/memory"
+)
+
+func TestHealthTool(t *testing.T) {
+	f := shared(t)
+	cs := connect(t, f.svc)
+	var out memory.HealthReport
+	txt := ok(t, cs, "gitmemory_health", map[string]any{}, &out)
+	if out.Repository != "demo" || out.Entries == 0 || out.Queued != 0 || out.Failed != 0 || out.StaleDays != 90 {
+		t.Fatalf("health = %+v\n%s", out, txt)
+	}
+	if out.Stale != 0 || out.StaleChecked != 0 { // every fixture commit is days old
+		t.Errorf("stale %d of %d checked, want none: the commits are recent", out.Stale, out.StaleChecked)
+	}
+	if !strings.Contains(txt, "source warnings") {
+		t.Errorf("text: %s", txt)
+	}
+	if msg := fails(t, cs, "gitmemory_health", map[string]any{"repository": "nope"}); !strings.Contains(msg, "nope") {
+		t.Errorf("unknown repository: %s", msg)
+	}
+}
+
+// TestQueryOptions runs before the parallel tests, as TestQuery does.
+func TestQueryOptions(t *testing.T) {
+	f := shared(t)
+	cs := connect(t, f.svc)
+	q := "why does Add saturate at MaxInt?"
+	var out QueryOutput
+	md := ok(t, cs, "gitmemory_query", map[string]any{"query": q, "full": true, "max_results": 1}, &out)
+	if len(out.Results) != 1 || out.Results[0].Tier == "" || out.Results[0].Confidence == "" {
+		t.Fatalf("max_results 1: results %+v", out.Results)
+	}
+	if !strings.Contains(md, "Verify: `git show "+out.Results[0].Commit) {
+		t.Errorf("full: no verify command for %s:\n%s", out.Results[0].Commit, md)
+	}
+	with := ok(t, cs, "gitmemory_query", map[string]any{"query": q}, &out)
+	without := ok(t, cs, "gitmemory_query", map[string]any{"query": q, "include_diffs": false, "include_tests": false}, &out)
+	if !strings.Contains(with, "## Important diffs") || strings.Contains(without, "## Important diffs") || strings.Contains(without, "## Related tests") {
+		t.Errorf("include_diffs/include_tests false still show them:\n%s", without)
+	}
+	ok(t, cs, "gitmemory_query", map[string]any{"query": q, "date_range": map[string]any{"from": "2999-01-01"}}, &out)
+	if len(out.Results) != 0 {
+		t.Errorf("date_range in the future: %d results", len(out.Results))
+	}
+	for args, want := range map[string]map[string]any{
+		"want YYYY-MM-DD": {"query": q, "date_range": map[string]any{"from": "yesterday"}},
+		"ends":            {"query": q, "date_range": map[string]any{"from": "2024-02-01", "to": "2024-01-01"}},
+		"recency_weight":  {"query": q, "recency_weight": 2},
+		"max_results":     {"query": q, "max_results": 50},
+	} {
+		if msg := fails(t, cs, "gitmemory_query", want); !strings.Contains(msg, args) {
+			t.Errorf("%v: error %q lacks %q", want, msg, args)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package retrieve
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gitmemory/gitmemory/store"
+)
+
+// StaleCheckMax bounds the entries a health check follows line by line
+// for staleness: the newest of those older than the stale threshold.
+const StaleCheckMax = 200
+
+// MemoryHealth is seed 004's startup check over a repository's memory.
+// Entries are its live commits; Hard entries those with a stated reason
+// (a design note). Stale counts the Hard entries older than StaleDays
+// whose added lines are mostly rewritten since (the label [Stale?] of a
+// query's results), checked newest first up to StaleCheckMax of them;
+// SourceWarnings the Hard entries with a file gone from the head (the
+// label [Source may be outdated]), all of them checked.
+type MemoryHealth struct {
+	Entries        int `json:"entries"`
+	HardEntries    int `json:"hard_entries"`
+	Stale          int `json:"stale"`
+	StaleChecked   int `json:"stale_checked"`
+	StaleEligible  int `json:"stale_eligible"`
+	SourceWarnings int `json:"source_warnings"`
+	StaleDays      int `json:"stale_days"`
+}
+
+// CheckMemory computes a repository's MemoryHealth.
+func CheckMemory(ctx context.Context, db *sql.DB, now time.Time, staleDays int) (*MemoryHealth, error) {
+	if staleDays <= 0 {
+		staleDays = 90
+	}
+	m := &MemoryHealth{StaleDays: staleDays}
+	cutoff := now.AddDate(0, 0, -staleDays).Unix()
+	err := db.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM commits WHERE rewritten = 0),
+		(SELECT COUNT(*) FROM commits c WHERE rewritten = 0 AND EXISTS (SELECT 1 FROM design_notes n WHERE n.commit_id = c.id)),
+		(SELECT COUNT(*) FROM commits c WHERE rewritten = 0 AND committer_time < ? AND EXISTS (SELECT 1 FROM design_notes n WHERE n.commit_id = c.id))`,
+		cutoff).Scan(&m.Entries, &m.HardEntries, &m.StaleEligible)
+	if err != nil {
+		return nil, fmt.Errorf("health counts: %w", err)
+	}
+	if m.SourceWarnings, err = sourceWarnings(ctx, db); err != nil {
+		return nil, err
+	}
+	hashes, err := store.Strings(ctx, db, `SELECT hash FROM commits c WHERE rewritten = 0 AND committer_time < ?
+		AND EXISTS (SELECT 1 FROM design_notes n WHERE n.commit_id = c.id) ORDER BY committer_time DESC LIMIT ?`, cutoff, StaleCheckMax)
+	if err != nil {
+		return nil, fmt.Errorf("health stale entries: %w", err)
+	}
+	for _, h := range hashes {
+		stale, err := staleEntry(ctx, db, h)
+		if err != nil {
+			return nil, fmt.Errorf("health stale %s: %w", h, err)
+		}
+		m.StaleChecked++
+		if stale {
+			m.Stale++
+		}
+	}
+	return m, nil
+}
+
+// staleEntry follows one commit's added lines with a walker of its own,
+// so that each entry has the whole of a label run's budget.
+func staleEntry(ctx context.Context, db *sql.DB, hash string) (_ bool, err error) {
+	w, err := newWalker(ctx, db)
+	if err != nil {
+		return false, err
+	}
+	defer func() { err = errors.Join(err, w.Close()) }()
+	files, err := w.addedLines(ctx, hash)
+	if err != nil {
+		return false, err
+	}
+	return w.stale(ctx, files)
+}
+
+// sourceWarnings counts the Hard entries with a file gone from the head:
+// deleted by its newest change, or renamed away after it (as goneFiles
+// decides for one commit), in one pass over the file changes.
+func sourceWarnings(ctx context.Context, db *sql.DB) (int, error) {
+	type state struct {
+		last      int64
+		deleted   bool
+		movedAway int64
+	}
+	paths := map[string]*state{}
+	get := func(p string) *state {
+		s := paths[p]
+		if s == nil {
+			s = &state{}
+			paths[p] = s
+		}
+		return s
+	}
+	err := store.EachRow(ctx, db, `SELECT f.commit_id, f.path, f.old_path, f.status FROM file_changes f
+		JOIN commits c ON c.id = f.commit_id WHERE c.rewritten = 0 ORDER BY f.commit_id, f.seq`, nil, func(r *sql.Rows) error {
+		var id int64
+		var path, old, status string
+		if err := r.Scan(&id, &path, &old, &status); err != nil {
+			return err
+		}
+		s := get(path)
+		s.last, s.deleted = id, status == "deleted"
+		if status == "renamed" && old != "" {
+			get(old).movedAway = id
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("health source warnings: %w", err)
+	}
+	n := 0
+	warned := map[int64]bool{}
+	err = store.EachRow(ctx, db, `SELECT DISTINCT f.commit_id, f.path FROM file_changes f JOIN commits c ON c.id = f.commit_id
+		WHERE c.rewritten = 0 AND EXISTS (SELECT 1 FROM design_notes n WHERE n.commit_id = c.id)`, nil, func(r *sql.Rows) error {
+		var id int64
+		var path string
+		if err := r.Scan(&id, &path); err != nil {
+			return err
+		}
+		if s := paths[path]; s != nil && !warned[id] && (s.deleted || s.movedAway > s.last) {
+			warned[id] = true
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
