@@ -106,7 +106,6 @@ func HealthLine(r *memory.HealthReport) string {
 	return fmt.Sprintf("%d queued / %d failed / %d stale (>%d days) / %d source warnings", r.Queued, r.Failed, r.Stale, r.StaleDays, r.SourceWarnings)
 }
 
-
 // logHealth logs seed 004's startup check of each registered repository,
 // as the daemon starts; a repository the check fails on is logged as a
 // warning and does not stop the daemon.
