@@ -146,11 +146,11 @@ func directMatch(why []string) bool {
 }
 
 // priority is seed 004's return order: Hard S1, S2, S3, then Soft S1,
-// then Soft S2 and S3.
+// then Soft S2 and S3 (S2 first).
 func priority(it Item) int {
 	p := int(it.Confidence[len(it.Confidence)-1] - '0')
 	if it.Tier == TierSoft {
-		p = 4 + min(p, 2)
+		p += 3
 	}
 	return p
 }
