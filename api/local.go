@@ -89,6 +89,10 @@ func (l *Local) Query(ctx context.Context, q QueryRequest) (*QueryResult, error)
 		return nil, err
 	}
 	res := &QueryResult{Repository: q.Repo, Answer: ans}
+	if q.Debug {
+		m := opts.Match()
+		res.Match = &m
+	}
 	if q.AnswerOnly {
 		return res, nil
 	}
@@ -178,7 +182,11 @@ func (l *Local) Entity(ctx context.Context, q EntityRequest) (*memory.EntityRepo
 	if err := checkEntity(q); err != nil {
 		return nil, err
 	}
-	return l.Home.Entity(ctx, q.Repo, q.Name, memory.EntityOptions{Kind: q.Kind, Limit: q.Limit})
+	opts, err := retrieve.LoadSearchConfig(l.configPath())
+	if err != nil {
+		return nil, err
+	}
+	return l.Home.Entity(ctx, q.Repo, q.Name, memory.EntityOptions{Kind: q.Kind, Limit: q.Limit, Match: opts.Match()})
 }
 
 func nonNil(cs []retrieve.Change, err error) ([]retrieve.Change, error) {

@@ -105,6 +105,8 @@ type QueryResult struct {
 	Pack       *retrieve.Pack   `json:"pack,omitempty"`
 	// Text is the pack rendered in the requested format, within budget.
 	Text string `json:"text,omitempty"`
+	// Match is seed 002's name matching in force, under Debug.
+	Match *retrieve.MatchSettings `json:"match,omitempty"`
 }
 
 // HistoryRequest asks for the commits that changed a path.

@@ -176,8 +176,8 @@ func TestEntityHistory(t *testing.T) {
 		t.Errorf("README.md: %+v", out)
 	}
 
-	msg := fails(t, cs, "gitmemory_entity_history", map[string]any{"entity_name": "Ad", "entity_type": "function"})
-	if !strings.Contains(msg, `unknown entity "Ad"`) || !strings.Contains(msg, `closest indexed name is "Add"`) {
+	msg := fails(t, cs, "gitmemory_entity_history", map[string]any{"entity_name": "Qzxw", "entity_type": "function"})
+	if !strings.Contains(msg, `unknown entity "Qzxw"`) || !strings.Contains(msg, `closest: `) {
 		t.Errorf("unknown entity: %s", msg)
 	}
 	if msg := fails(t, cs, "gitmemory_entity_history", map[string]any{"entity_name": "Add", "entity_type": "module"}); !strings.Contains(msg, "entity_type") {

@@ -66,7 +66,9 @@ type SearchOptions struct {
 	// been rewritten since is labelled stale (default 90; see label).
 	StaleDays        int
 	IncludeRewritten bool
-	Now              func() time.Time
+	// matchFrom says where FuzzyThreshold and FuzzyWeight came from.
+	matchFrom string
+	Now       func() time.Time
 	// Terms, when set, keeps keyword terms' BM25 parts between questions
 	// (see TermCache); a process that asks many questions of one
 	// repository sets it.
@@ -704,21 +706,7 @@ func (s *Searcher) inCorpus(ctx context.Context, w string) bool {
 // Levenshtein similarity, case-insensitive) and a keyword score (the share
 // of identifier parts in common).
 func (s *Searcher) matchScore(q, name string) float64 {
-	lq, ln := strings.ToLower(q), strings.ToLower(name)
-	d := levenshtein.ComputeDistance(lq, ln)
-	fuzzy := 1 - float64(d)/float64(max(len(lq), len(ln), 1))
-	qp, np := store.IdentifierParts(q), store.IdentifierParts(name)
-	shared := 0
-	for _, p := range qp {
-		if slices.Contains(np, p) {
-			shared++
-		}
-	}
-	kw := 0.0
-	if n := max(len(qp), len(np)); n > 0 {
-		kw = float64(shared) / float64(n)
-	}
-	return s.opts.FuzzyWeight*fuzzy + (1-s.opts.FuzzyWeight)*kw
+	return MatchScore(q, name, s.opts.FuzzyWeight)
 }
 
 // details loads what scoring needs of each candidate not loaded yet, and

@@ -75,6 +75,9 @@ gitmemory history PATH).`,
 func printEntity(w io.Writer, r *memory.EntityReport) {
 	e := r.Entity
 	fmt.Fprintf(w, "%s %s  (%s, %s)\n", e.Kind, e.Qualified, e.Path, e.Language)
+	if m := r.Fuzzy; m != nil {
+		fmt.Fprintf(w, "  matched:    %q is no entity; %s scores %.2f (threshold %.2f)\n", m.Asked, m.Name, m.Score, m.Threshold)
+	}
 	if r.Introduced != nil {
 		fmt.Fprintf(w, "  introduced: %s %s by %s: %s\n", short(r.Introduced.Commit),
 			r.Introduced.When.Format("2006-01-02"), r.Introduced.Author, r.Introduced.Subject)
@@ -122,6 +125,9 @@ func printEntity(w io.Writer, r *memory.EntityReport) {
 func entityMarkdown(w io.Writer, r *memory.EntityReport) {
 	e := r.Entity
 	fmt.Fprintf(w, "## %s %s\n\n%s, %s\n\n", e.Kind, code(e.Qualified), code(e.Path), e.Language)
+	if m := r.Fuzzy; m != nil {
+		fmt.Fprintf(w, "- matched: %s is no entity; %s scores %.2f (threshold %.2f)\n", code(m.Asked), code(m.Name), m.Score, m.Threshold)
+	}
 	if r.Introduced != nil {
 		fmt.Fprintf(w, "- introduced: %s %s by %s: %s\n", code(short(r.Introduced.Commit)),
 			r.Introduced.When.Format("2006-01-02"), r.Introduced.Author, oneLine(r.Introduced.Subject))

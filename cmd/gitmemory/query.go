@@ -209,11 +209,15 @@ func (a *app) query(ctx context.Context, req api.QueryRequest, f queryFlags, out
 	}
 	ans := res.Answer
 	if f.list {
+		if f.debug && outFormat != formatJSON {
+			defer printMatch(a.stdout, res.Match)
+		}
 		return a.writeList(ans, outFormat, f.debug)
 	}
 	if f.debug {
 		printAnswer(a.stderr, ans)
 		writeDebug(a.stderr, ans.Items, false)
+		printMatch(a.stderr, res.Match)
 	}
 	text := []byte(res.Text)
 	if f.out != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -44,4 +45,12 @@ func (f *queryFlags) request(c *cobra.Command, question string) (api.QueryReques
 // labelText is seed 004's "[Hard] [S1]".
 func labelText(it retrieve.Item) string {
 	return "[" + strings.ToUpper(it.Tier[:1]) + it.Tier[1:] + "] [" + it.Confidence + "]"
+}
+
+// printMatch shows seed 002's name-matching settings under --debug.
+func printMatch(w io.Writer, m *retrieve.MatchSettings) {
+	if m != nil {
+		fmt.Fprintf(w, "name matching: threshold %.2f (%s), fuzzy weight %.2f (%s), keyword weight %.2f (%s); from %s\n",
+			m.Threshold, retrieve.EnvMatchThreshold, m.FuzzyWeight, retrieve.EnvMatchFuzzyWeight, m.KeywordWeight, retrieve.EnvMatchKeywordWeight, m.From)
+	}
 }
