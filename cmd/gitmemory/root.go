@@ -67,6 +67,6 @@ repository: $GITMEMORY_HOME, else $XDG_DATA_HOME/gitmemory, else
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&a.homeDir, "home", memory.DefaultDir(), "gitmemory home directory")
 	root.AddCommand(a.addCmd(), a.listCmd(), a.syncCmd(), a.statusCmd(), a.removeCmd(), a.entityCmd(), a.historyCmd(), a.recentCmd(), a.queryCmd(), a.evalCmd())
-	root.AddCommand(a.lookupCmd(), a.daemonCmd(), a.mcpCmd(), a.healthCmd())
+	root.AddCommand(a.lookupCmd(), a.daemonCmd(), a.mcpCmd(), a.healthCmd(), a.showCmd(), a.logCmd())
 	return root
 }
