@@ -230,6 +230,9 @@ func (s *server) register(ms *mcp.Server) {
 	addTool(ms, s, lookupTool, s.lookup)
 	addTool(ms, s, historyTool, s.history)
 	addTool(ms, s, healthTool, s.health)
+	addTool(ms, s, commitTool, s.commit)
+	addTool(ms, s, logTool, s.commitLog)
+	addTool(ms, s, entitySearchTool, s.entitySearch)
 }
 
 // addTool adds a tool whose input schema is In's, adjusted by the tool's

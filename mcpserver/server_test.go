@@ -14,8 +14,8 @@ import (
 	"github.com/gitmemory/gitmemory/memory"
 )
 
-var toolNames = []string{"gitmemory_entity_history", "gitmemory_health", "gitmemory_history", "gitmemory_lookup", "gitmemory_query",
-	"gitmemory_recent_changes"}
+var toolNames = []string{"gitmemory_commit", "gitmemory_entity_history", "gitmemory_entity_search", "gitmemory_health",
+	"gitmemory_history", "gitmemory_log", "gitmemory_lookup", "gitmemory_query", "gitmemory_recent_changes"}
 
 // schemaOf decodes a listed tool's schema.
 type schemaOf struct {
@@ -63,6 +63,9 @@ func TestListTools(t *testing.T) {
 		"gitmemory_query": {[]string{"query"}, []string{"repository", "token_budget", "max_results", "full",
 			"include_diffs", "include_tests", "recency_weight", "date_range"}},
 		"gitmemory_health":         {nil, []string{"repository"}},
+		"gitmemory_commit":         {[]string{"rev"}, []string{"repository"}},
+		"gitmemory_log":            {nil, []string{"range", "since", "until", "author", "limit", "repository"}},
+		"gitmemory_entity_search":  {nil, []string{"search", "type", "limit", "repository"}},
 		"gitmemory_entity_history": {[]string{"entity_name"}, []string{"entity_type", "repository", "token_budget"}},
 		"gitmemory_recent_changes": {nil, []string{"path", "days", "repository", "token_budget"}},
 		"gitmemory_lookup":         {nil, []string{"paths", "fingerprint", "fingerprints", "repository"}},

@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gitmemory/gitmemory/memory"
+	"github.com/gitmemory/gitmemory/retrieve"
 )
 
 func TestHealthTool(t *testing.T) {
@@ -58,4 +60,62 @@ func TestQueryOptions(t *testing.T) {
 			t.Errorf("%v: error %q lacks %q", want, msg, args)
 		}
 	}
+}
+
+func TestDirectTools(t *testing.T) {
+	t.Parallel()
+	f := shared(t)
+	cs := connect(t, f.svc)
+
+	var c retrieve.CommitDetail
+	txt := ok(t, cs, "gitmemory_commit", map[string]any{"rev": f.fix[:7]}, &c)
+	if c.Hash != f.fix || c.Issues == nil || c.Issues[0] != "#7" || len(c.Files) != 1 || c.Files[0].Path != "calc/calc.go" ||
+		!strings.Contains(c.Message, "saturates at MaxInt") || !slices.Contains(c.Entities, "modifies calc/calc.go#calc.Add") {
+		t.Errorf("commit %s: %+v\n%s", f.fix[:7], c, txt)
+	}
+	if msg := fails(t, cs, "gitmemory_commit", map[string]any{"rev": "0000000"}); !strings.Contains(msg, "no indexed commit") {
+		t.Errorf("unknown rev: %s", msg)
+	}
+
+	var lg LogOutput
+	ok(t, cs, "gitmemory_log", map[string]any{"range": f.fix + ".." + f.rename}, &lg)
+	if got := logCommits(lg); !slices.Equal(got, []string{f.rename, f.method}) {
+		t.Errorf("log fix..rename = %v, want rename, method", got)
+	}
+	ok(t, cs, "gitmemory_log", map[string]any{"author": "LOVELACE", "limit": 2}, &lg)
+	if got := logCommits(lg); !slices.Equal(got, []string{f.docs, f.rename}) {
+		t.Errorf("log by author, 2 = %v", got)
+	}
+	ok(t, cs, "gitmemory_log", map[string]any{"author": "babbage"}, &lg)
+	if len(lg.Commits) != 0 {
+		t.Errorf("log by another author: %v", logCommits(lg))
+	}
+	if msg := fails(t, cs, "gitmemory_log", map[string]any{"range": "..x"}); !strings.Contains(msg, "FROM..TO") {
+		t.Errorf("bad range: %s", msg)
+	}
+
+	var es EntitySearchOutput
+	ok(t, cs, "gitmemory_entity_search", map[string]any{"search": "add"}, &es)
+	var keys []string
+	for _, e := range es.Entities {
+		keys = append(keys, e.Key)
+	}
+	if len(keys) != 2 || !slices.Contains(keys, "calc/calc.go#calc.Add") || !slices.Contains(keys, "calc/calc.go#calc.Calculator.Add") {
+		t.Errorf("entities named like add: %v", keys)
+	}
+	ok(t, cs, "gitmemory_entity_search", map[string]any{"search": "add", "type": "method"}, &es)
+	if len(es.Entities) != 1 || es.Entities[0].Kind != "method" {
+		t.Errorf("methods named like add: %+v", es.Entities)
+	}
+	if msg := fails(t, cs, "gitmemory_entity_search", map[string]any{}); !strings.Contains(msg, "search, type") {
+		t.Errorf("no search: %s", msg)
+	}
+}
+
+func logCommits(l LogOutput) []string {
+	var out []string
+	for _, c := range l.Commits {
+		out = append(out, c.Commit)
+	}
+	return out
 }
