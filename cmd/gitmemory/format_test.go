@@ -158,6 +158,54 @@ func TestEveryCommandDecodes(t *testing.T) {
 			t.Errorf("query --list: %+v", ans)
 		}
 	})
+	t.Run("query --full", func(t *testing.T) {
+		var pack struct {
+			KeyItems []struct{ Hash, Tier, Confidence, Message, Diff, Verify string } `json:"key_items"`
+		}
+		decode(t, run("query", "why do uploads retry?", "--repo", "demo", "--full", "--max-results", "2"), &pack, "metadata", "key_items")
+		if len(pack.KeyItems) == 0 || len(pack.KeyItems) > 2 {
+			t.Fatalf("--max-results 2: %d key items", len(pack.KeyItems))
+		}
+		k := pack.KeyItems[0]
+		// Soft: it states a reason, but its only file was renamed away since.
+		if k.Hash != f.hash["fix"] || k.Tier != "soft" || k.Confidence != "S1" || !strings.Contains(k.Message, "flaky proxies") ||
+			!strings.Contains(k.Diff, "send(b) == nil") || k.Verify != "git show "+f.hash["fix"]+" -- upload.go" {
+			t.Errorf("--full key item: %+v", k)
+		}
+	})
+	t.Run("health", func(t *testing.T) {
+		var r struct{ Repository string }
+		decode(t, run("health", "demo"), &r, "repository", "entries", "hard_entries", "queued", "failed", "stale",
+			"stale_checked", "stale_eligible", "stale_days", "source_warnings")
+		if r.Repository != "demo" {
+			t.Errorf("health: %+v", r)
+		}
+	})
+	t.Run("show", func(t *testing.T) {
+		var c struct {
+			Hash   string
+			Issues []string
+		}
+		decode(t, run("show", f.hash["fix"][:8], "--repo", "demo"), &c, "hash", "parents", "author", "committer", "subject",
+			"message", "classification", "merge", "rewritten", "files", "issues", "design_notes", "entities")
+		if c.Hash != f.hash["fix"] || !slices.Equal(c.Issues, []string{"#7"}) {
+			t.Errorf("show: %+v", c)
+		}
+	})
+	t.Run("log", func(t *testing.T) {
+		var es []struct{ Commit string }
+		decode(t, run("log", f.hash["feat"]+".."+f.hash["mv"], "--repo", "demo"), &es, "commit", "when", "author", "email", "subject", "classification")
+		if len(es) != 2 || es[0].Commit != f.hash["mv"] || es[1].Commit != f.hash["fix"] {
+			t.Errorf("log feat..mv: %+v", es)
+		}
+	})
+	t.Run("entity --search", func(t *testing.T) {
+		var hits []struct{ Key string }
+		decode(t, run("entity", "--search", "upl", "--repo", "demo"), &hits, "key", "path", "qualified", "name", "kind", "language", "changes", "last_changed")
+		if len(hits) == 0 || !strings.HasSuffix(hits[0].Key, "#up.Upload") {
+			t.Errorf("entity --search upl: %+v", hits)
+		}
+	})
 	t.Run("eval", func(t *testing.T) {
 		set := filepath.Join(t.TempDir(), "set.jsonl")
 		os.WriteFile(set, []byte(`{"id":"q1","kind":"why","question":"why do uploads retry?","expected":["`+f.hash["fix"]+`"]}`+"\n"), 0o600)
