@@ -10,8 +10,9 @@ import (
 
 // answer runs a question's search and seed 004's grading: the search
 // ranks a pool twice the size asked for (all it may return, under a date
-// range, which filters the pool), so that Hard results ranked just below
-// the cut can still come first; Grade then orders and caps them.
+// range, which filters the pool), so that what the grading leaves out is
+// replaced and, in the seed's order, Hard results ranked just below the
+// cut can still come first.
 func answer(ctx context.Context, s *memory.Searcher, q QueryRequest, limit int) (*retrieve.Answer, error) {
 	if q.Limit > 0 {
 		limit = q.Limit
@@ -30,7 +31,7 @@ func answer(ctx context.Context, s *memory.Searcher, q QueryRequest, limit int) 
 			return nil, err
 		}
 	}
-	if err := retrieve.Grade(ctx, s.Store.DB, ans, retrieve.GradeOptions{Limit: limit, Soft: q.Soft}); err != nil {
+	if err := retrieve.Grade(ctx, s.Store.DB, ans, retrieve.GradeOptions{Limit: limit, Soft: q.Soft, SeedOrder: q.SeedOrder}); err != nil {
 		return nil, err
 	}
 	if !q.Debug {

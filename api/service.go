@@ -87,8 +87,11 @@ type QueryRequest struct {
 	// Full adds each key item's whole message, a diff snippet and the
 	// command that verifies it (seed 004's --full).
 	Full bool `json:"full,omitempty"`
-	// Soft keeps Soft S2/S3 results even when Hard ones exist (seed 004).
-	Soft bool `json:"soft,omitempty"`
+	// SeedOrder returns the results in seed 004's order under its caps
+	// (Hard first; docs/labels.md); Soft then keeps Soft S2/S3 results
+	// even when Hard ones exist.
+	SeedOrder bool `json:"seed_order,omitempty"`
+	Soft      bool `json:"soft,omitempty"`
 	// Seed 003's QueryOptions: diffs and tests in the pack (default
 	// true), the recency weight (0 to 1; default [search] recency) and a
 	// date range the results must fall in.

@@ -84,7 +84,7 @@ func queryResults(res *api.QueryResult) []QueryResult {
 // queryRequest carries the tool's options to the service, reading the
 // date range's dates.
 func queryRequest(in QueryInput) (api.QueryRequest, error) {
-	q := api.QueryRequest{Query: in.Query, Format: retrieve.FormatMarkdown, Limit: in.MaxResults, Full: in.Full,
+	q := api.QueryRequest{Query: in.Query, Format: retrieve.FormatMarkdown, Limit: in.MaxResults, Full: in.Full, SeedOrder: in.SeedOrder,
 		IncludeDiffs: in.IncludeDiffs, IncludeTests: in.IncludeTests, RecencyWeight: in.RecencyWeight}
 	if in.MaxResults < 0 || in.MaxResults > retrieve.MaxResults {
 		return q, fmt.Errorf("%w: max_results %d: want 1 to %d", api.ErrBadRequest, in.MaxResults, retrieve.MaxResults)

@@ -53,6 +53,7 @@ type QueryInput struct {
 	TokenBudget int    `json:"token_budget,omitempty" jsonschema:"the most tokens (cl100k) the answer may take; default 4000"`
 	MaxResults  int    `json:"max_results,omitempty" jsonschema:"the most ranked commits to return, 1 to 20; default 5"`
 	Full        bool   `json:"full,omitempty" jsonschema:"add each key commit's whole message, a diff snippet and the git show command that verifies it"`
+	SeedOrder   bool   `json:"seed_order,omitempty" jsonschema:"return commits that state a reason (Hard) first, at most 5, then at most 3 others (Soft); default: by relevance"`
 	// Seed 003's QueryOptions.
 	IncludeDiffs  *bool      `json:"include_diffs,omitempty" jsonschema:"include the important diffs in the pack; default true"`
 	IncludeTests  *bool      `json:"include_tests,omitempty" jsonschema:"include the related tests in the pack; default true"`

@@ -61,7 +61,7 @@ func TestListTools(t *testing.T) {
 	}
 	want := map[string]struct{ required, optional []string }{
 		"gitmemory_query": {[]string{"query"}, []string{"repository", "token_budget", "max_results", "full",
-			"include_diffs", "include_tests", "recency_weight", "date_range"}},
+			"seed_order", "include_diffs", "include_tests", "recency_weight", "date_range"}},
 		"gitmemory_health":         {nil, []string{"repository"}},
 		"gitmemory_commit":         {[]string{"rev"}, []string{"repository"}},
 		"gitmemory_log":            {nil, []string{"range", "since", "until", "author", "limit", "repository"}},

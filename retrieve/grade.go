@@ -61,14 +61,21 @@ type GradeOptions struct {
 	// Soft keeps Soft S2/S3 results even when Hard ones exist (seed 004:
 	// "only when explicitly requested or Hard is empty").
 	Soft bool
+	// SeedOrder applies seed 004's return order and caps. Without it the
+	// results keep the search's order (less S3 ones of a too-broad query):
+	// on the dev splits the seed's order lowers recall@5 from 0.679 to
+	// 0.387 (docs/labels.md), since the commit that answers is often one
+	// that states no reason.
+	SeedOrder bool
 }
 
-// Grade labels each result of a answer Hard or Soft and S1 to S3, puts
-// them in seed 004's priority order and applies its caps: Hard at most 5,
-// Soft at most 3, Soft S2/S3 only when no Hard result is left (or
-// opts.Soft), and only S1 and S2 when the query is too broad. It adds the
-// seed's replies: "Only low-confidence notes found" when every result is
-// Soft S3, and 3–5 filter terms from the index when the query is too broad.
+// Grade labels each result of an answer Hard or Soft and S1 to S3 and
+// keeps only S1 and S2 when the query is too broad. With opts.SeedOrder it
+// also puts them in seed 004's priority order and applies its caps: Hard
+// at most 5, Soft at most 3, Soft S2/S3 only when no Hard result is left
+// (or opts.Soft). It adds the seed's reply "Only low-confidence notes
+// found" when every result kept is Soft S3. (The 3–5 filter terms of a
+// too-broad query are the search's suggestions.)
 func Grade(ctx context.Context, db store.Querier, a *Answer, opts GradeOptions) error {
 	if opts.Limit <= 0 {
 		opts.Limit = 5
@@ -79,7 +86,14 @@ func Grade(ctx context.Context, db store.Querier, a *Answer, opts GradeOptions) 
 			return fmt.Errorf("grade %s: %w", a.Items[i].Commit, err)
 		}
 	}
-	a.Items = prioritize(a.Items, opts, a.Broad)
+	if opts.SeedOrder {
+		a.Items = prioritize(a.Items, opts, a.Broad)
+	} else {
+		if a.Broad {
+			a.Items = slices.DeleteFunc(a.Items, func(it Item) bool { return it.Confidence == ConfS3 })
+		}
+		a.Items = a.Items[:min(len(a.Items), opts.Limit)]
+	}
 	if len(a.Items) > 0 && !slices.ContainsFunc(a.Items, func(it Item) bool { return it.Tier == TierHard || it.Confidence != ConfS3 }) {
 		a.Warnings = append(a.Warnings, WarnLowConfidence)
 	}

@@ -96,11 +96,20 @@ func TestGrade(t *testing.T) {
 
 	a := &Answer{Query: "retry flaky proxies", Items: []Item{{Commit: plain, Why: []string{"vector"}},
 		{Commit: reason, Why: []string{"keyword"}}, {Commit: goneReason, Why: []string{"vector"}, Gone: []string{"old/legacy.go"}}}}
-	if err := Grade(ctx, st.DB, a, GradeOptions{Limit: 5}); err != nil {
+	if err := Grade(ctx, st.DB, a, GradeOptions{Limit: 5, SeedOrder: true}); err != nil {
 		t.Fatal(err)
 	}
 	if len(a.Items) != 1 || a.Items[0].Commit != reason || a.Items[0].Tier != TierHard || a.Items[0].Confidence != ConfS1 {
 		t.Fatalf("items %+v, want only the reasoned retry commit, Hard S1 (Soft S3 is left out beside Hard)", a.Items)
+	}
+	// By default the search's order and count stand, labelled.
+	a = &Answer{Query: "retry flaky proxies", Items: []Item{{Commit: plain, Why: []string{"vector"}},
+		{Commit: reason, Why: []string{"keyword"}}}}
+	if err := Grade(ctx, st.DB, a, GradeOptions{Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Items) != 2 || a.Items[0].Commit != plain || a.Items[0].Tier != TierSoft || a.Items[0].Confidence != ConfS3 || a.Items[1].Tier != TierHard {
+		t.Errorf("default order: %+v", a.Items)
 	}
 	// Without the Hard one: the commit that states a reason but whose only
 	// file is gone is Soft, and with the plain one, S3: the seed's reply.

@@ -19,7 +19,7 @@ type queryFlags struct {
 	mode, intent, out      string
 	limit, tokens          int
 	debug, list, rewritten bool
-	full, soft             bool
+	full, soft, seedOrder  bool
 	diffs, tests           bool
 	recency                float64
 	dates                  string
@@ -84,7 +84,8 @@ a commit (the default), markdown a table, json the ranked answer.`,
 	fl.IntVar(&f.limit, "max-results", 0, fmt.Sprintf("results, at most %d (default: limit in config.toml's [search], else 5)", retrieve.MaxResults))
 	fl.IntVar(&f.limit, "limit", 0, "same as --max-results")
 	fl.BoolVar(&f.full, "full", false, "each key commit's whole message, a diff snippet and the git show command that verifies it")
-	fl.BoolVar(&f.soft, "soft", false, "keep Soft S2/S3 results even when Hard ones exist")
+	fl.BoolVar(&f.seedOrder, "seed-order", false, "return Hard results first, then Soft, under seed 004's caps (see docs/labels.md)")
+	fl.BoolVar(&f.soft, "soft", false, "with --seed-order, keep Soft S2/S3 results even when Hard ones exist")
 	fl.BoolVar(&f.diffs, "include-diffs", true, "the pack's important diffs (--include-diffs=false leaves them out)")
 	fl.BoolVar(&f.tests, "include-tests", true, "the pack's related tests (--include-tests=false leaves them out)")
 	fl.Float64Var(&f.recency, "recency-weight", 0, "0 to 1: how much to prefer recent commits (default: recency in config.toml's [search])")

@@ -15,8 +15,11 @@ import (
 // 003's options here so that a bad value names its flag.
 func (f *queryFlags) request(c *cobra.Command, question string) (api.QueryRequest, error) {
 	q := api.QueryRequest{Query: question, Intent: f.intent, Mode: f.mode, Limit: f.limit, Tokens: f.tokens,
-		AnswerOnly: f.list, IncludeRewritten: f.rewritten, Debug: f.debug, Full: f.full, Soft: f.soft}
+		AnswerOnly: f.list, IncludeRewritten: f.rewritten, Debug: f.debug, Full: f.full, Soft: f.soft, SeedOrder: f.seedOrder}
 	fl := c.Flags()
+	if f.soft && !f.seedOrder {
+		return q, fmt.Errorf("--soft applies only with --seed-order: without it no Soft result is left out")
+	}
 	if f.limit < 0 || f.limit > retrieve.MaxResults {
 		return q, fmt.Errorf("--max-results %d: want 1 to %d", f.limit, retrieve.MaxResults)
 	}
