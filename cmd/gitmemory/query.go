@@ -46,8 +46,21 @@ The mode is the best the stores allow (hybrid, else keyword) and is shown with
 every answer, with a warning when degraded; --mode forces one. --intent
 overrides the auto classifier (plan, execute, explain, debug, research; English
 and Russian markers). A question that matches nothing says so; a question too
-broad gets suggestions. Results older than 90 days whose files changed since
-are marked stale, and files gone from the head are marked.
+broad (more than 10 commits alike) keeps only S1 and S2 results and suggests
+3 to 5 terms from the index. Results older than 90 days whose lines were
+mostly rewritten since are marked stale, and files gone from the head are
+marked.
+
+Each result is labelled as seed 004 labels memory (docs/labels.md): [Hard]
+when the commit states a reason and its source still exists, else [Soft];
+[S1] to [S3] for how surely it answers. "Only low-confidence notes found"
+warns when all are Soft S3. --seed-order returns Hard ones first under the
+seed's caps (Hard at most 5, Soft at most 3); the default keeps relevance
+order. --full adds each key commit's whole message, a diff snippet and the
+git show command that verifies it. --include-diffs=false,
+--include-tests=false, --recency-weight and --date-range are seed 003's
+query options. MATCH_THRESHOLD, MATCH_FUZZY_WEIGHT and MATCH_KEYWORD_WEIGHT
+(seed 002) tune how names of the question match entities; --debug shows them.
 
 --out DIR writes the pack as JSON the way seed 001 specifies: a new file
 under DIR/context_packs/, validated, then DIR/context_pack.latest.json
