@@ -15,6 +15,7 @@ import (
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/indexer"
+	"github.com/gitmemory/gitmemory/retrieve"
 	"github.com/gitmemory/gitmemory/store"
 )
 
@@ -35,6 +36,9 @@ type Repository struct {
 	Shallow      bool      `json:"shallow"`
 	CreatedAt    time.Time `json:"created_at"`
 	LastSyncedAt time.Time `json:"last_synced_at,omitzero"`
+	// Languages are the head's files by language (seed 003), most first;
+	// filled by List and Status only, since they read every file change.
+	Languages []retrieve.LanguageCount `json:"languages,omitempty"`
 }
 
 // Policy is the part of a repository's configuration a user sets: which
@@ -245,9 +249,22 @@ func (h *Home) List(ctx context.Context) ([]Repository, error) {
 			broken = errors.Join(broken, fmt.Errorf("repository %s: %w", n, err))
 			continue
 		}
+		if r.Languages, err = h.languages(ctx, n); err != nil {
+			return nil, err
+		}
 		out = append(out, *r)
 	}
 	return out, broken
+}
+
+// languages counts a repository's files at the head by language.
+func (h *Home) languages(ctx context.Context, name string) ([]retrieve.LanguageCount, error) {
+	var out []retrieve.LanguageCount
+	err := h.read(ctx, name, func(st *store.Store) (err error) {
+		out, err = retrieve.Languages(ctx, st.DB)
+		return err
+	})
+	return out, err
 }
 
 // Get loads one repository's registration.

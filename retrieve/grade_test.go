@@ -234,3 +234,24 @@ func TestCheckMemory(t *testing.T) {
 		t.Errorf("a month on: %+v, %v", m, err)
 	}
 }
+
+func TestLanguages(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.go", "package a\n")
+	g.Write("b.go", "package a\n")
+	g.Write("tool.py", "print(1)\n")
+	g.Write("old.py", "print(2)\n")
+	g.Commit("add")
+	g.Git("rm", "-q", "b.go")
+	g.Git("mv", "old.py", "new.py")
+	g.Commit("remove b.go, rename old.py")
+	st := indexRepo(t, g)
+	got, err := Languages(context.Background(), st.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LanguageCount{{"Python", 2}, {"Go", 1}} // tool.py, new.py; a.go
+	if !slices.Equal(got, want) {
+		t.Errorf("languages = %+v, want %+v", got, want)
+	}
+}

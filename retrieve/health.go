@@ -1,10 +1,12 @@
 package retrieve
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gitmemory/gitmemory/store"
@@ -82,40 +84,82 @@ func staleEntry(ctx context.Context, db *sql.DB, hash string) (_ bool, err error
 	return w.stale(ctx, files)
 }
 
-// sourceWarnings counts the Hard entries with a file gone from the head:
-// deleted by its newest change, or renamed away after it (as goneFiles
-// decides for one commit), in one pass over the file changes.
-func sourceWarnings(ctx context.Context, db *sql.DB) (int, error) {
-	type state struct {
-		last      int64
-		deleted   bool
-		movedAway int64
-	}
-	paths := map[string]*state{}
-	get := func(p string) *state {
+// pathState is what the file changes say of a path at the head.
+type pathState struct {
+	last      int64 // the newest commit id that changed it
+	deleted   bool  // that change deleted it
+	movedAway int64 // the newest commit id that renamed it away
+	language  string
+}
+
+// gone reports a path deleted by its newest change or renamed away after it.
+func (s *pathState) gone() bool { return s.deleted || s.movedAway > s.last }
+
+// headPaths follows every live file change in order to each path's state
+// at the head, in one pass.
+func headPaths(ctx context.Context, db *sql.DB) (map[string]*pathState, error) {
+	paths := map[string]*pathState{}
+	get := func(p string) *pathState {
 		s := paths[p]
 		if s == nil {
-			s = &state{}
+			s = &pathState{}
 			paths[p] = s
 		}
 		return s
 	}
-	err := store.EachRow(ctx, db, `SELECT f.commit_id, f.path, f.old_path, f.status FROM file_changes f
+	err := store.EachRow(ctx, db, `SELECT f.commit_id, f.path, f.old_path, f.status, f.language FROM file_changes f
 		JOIN commits c ON c.id = f.commit_id WHERE c.rewritten = 0 ORDER BY f.commit_id, f.seq`, nil, func(r *sql.Rows) error {
 		var id int64
-		var path, old, status string
-		if err := r.Scan(&id, &path, &old, &status); err != nil {
+		var path, old, status, lang string
+		if err := r.Scan(&id, &path, &old, &status, &lang); err != nil {
 			return err
 		}
 		s := get(path)
-		s.last, s.deleted = id, status == "deleted"
+		s.last, s.deleted, s.language = id, status == "deleted", lang
 		if status == "renamed" && old != "" {
 			get(old).movedAway = id
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("health source warnings: %w", err)
+		return nil, fmt.Errorf("files at the head: %w", err)
+	}
+	return paths, nil
+}
+
+// LanguageCount is how many files of a language the head has.
+type LanguageCount struct {
+	Language string `json:"language"`
+	Files    int    `json:"files"`
+}
+
+// Languages counts the files at the head by language (seed 003's
+// Repository.languages), most files first; files of no known language
+// are left out.
+func Languages(ctx context.Context, db *sql.DB) ([]LanguageCount, error) {
+	paths, err := headPaths(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	count := map[string]int{}
+	for _, s := range paths {
+		if !s.gone() && s.language != "" {
+			count[s.language]++
+		}
+	}
+	out := []LanguageCount{}
+	for l, n := range count {
+		out = append(out, LanguageCount{l, n})
+	}
+	slices.SortFunc(out, func(a, b LanguageCount) int { return cmp.Or(cmp.Compare(b.Files, a.Files), cmp.Compare(a.Language, b.Language)) })
+	return out, nil
+}
+
+// sourceWarnings counts the Hard entries with a file gone from the head.
+func sourceWarnings(ctx context.Context, db *sql.DB) (int, error) {
+	paths, err := headPaths(ctx, db)
+	if err != nil {
+		return 0, err
 	}
 	n := 0
 	warned := map[int64]bool{}
@@ -126,7 +170,7 @@ func sourceWarnings(ctx context.Context, db *sql.DB) (int, error) {
 		if err := r.Scan(&id, &path); err != nil {
 			return err
 		}
-		if s := paths[path]; s != nil && !warned[id] && (s.deleted || s.movedAway > s.last) {
+		if s := paths[path]; s != nil && !warned[id] && s.gone() {
 			warned[id] = true
 			n++
 		}

@@ -70,7 +70,7 @@ func TestEveryCommandDecodes(t *testing.T) {
 	}
 	t.Run("list", func(t *testing.T) {
 		var repos []struct{ Name, Path string }
-		decode(t, run("list"), &repos, "name", "path", "default_branch", "branch_mode", "created_at", "last_synced_at")
+		decode(t, run("list"), &repos, "name", "path", "default_branch", "branch_mode", "created_at", "last_synced_at", "languages")
 		if len(repos) != 1 || repos[0].Name != "demo" || repos[0].Path != f.g.Dir {
 			t.Errorf("list: %+v", repos)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/memory"
+	"github.com/gitmemory/gitmemory/retrieve"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -162,6 +163,9 @@ func statusFields(s *memory.Status) [][2]string {
 		add("pruned", "%d (keep days %d, keep commits %d; 0 = all)", s.Pruned, s.KeepDays, s.KeepCommits)
 	}
 	add("secrets", "%d redacted in %d commits", s.Redactions, s.RedactedCommits)
+	if len(s.Languages) > 0 {
+		add("languages", "%s", describeLanguages(s.Languages))
+	}
 	if len(s.Classes) > 0 {
 		add("changes", "%s", describeClasses(s.Classes))
 		add("rationale", "%d design notes", s.DesignNotes)
@@ -235,6 +239,22 @@ func describeClasses(classes map[string]int) string {
 	parts := make([]string, len(all))
 	for i, e := range all {
 		parts[i] = fmt.Sprintf("%d %s", e.n, e.k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// describeLanguages is "Go 88 files, YAML 14, …", the six largest.
+func describeLanguages(ls []retrieve.LanguageCount) string {
+	var parts []string
+	for i, l := range ls[:min(len(ls), 6)] {
+		unit := ""
+		if i == 0 {
+			unit = " files"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d%s", l.Language, l.Files, unit))
+	}
+	if len(ls) > 6 {
+		parts = append(parts, fmt.Sprintf("%d more", len(ls)-6))
 	}
 	return strings.Join(parts, ", ")
 }
