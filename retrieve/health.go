@@ -151,7 +151,9 @@ func Languages(ctx context.Context, db *sql.DB) ([]LanguageCount, error) {
 	for l, n := range count {
 		out = append(out, LanguageCount{l, n})
 	}
-	slices.SortFunc(out, func(a, b LanguageCount) int { return cmp.Or(cmp.Compare(b.Files, a.Files), cmp.Compare(a.Language, b.Language)) })
+	slices.SortFunc(out, func(a, b LanguageCount) int {
+		return cmp.Or(cmp.Compare(b.Files, a.Files), cmp.Compare(a.Language, b.Language))
+	})
 	return out, nil
 }
 
