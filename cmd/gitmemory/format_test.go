@@ -173,6 +173,40 @@ func TestEveryCommandDecodes(t *testing.T) {
 			t.Errorf("--full key item: %+v", k)
 		}
 	})
+	t.Run("query --out --commit-id", func(t *testing.T) {
+		out := t.TempDir()
+		mustCLI(t, f.home, "query", "why do uploads retry?", "--repo", "demo", "--out", out, "--commit-id", f.hash["feat"][:12])
+		mustCLI(t, f.home, "query", "why was upload.go renamed?", "--repo", "demo", "--out", out)
+		data, err := os.ReadFile(filepath.Join(out, "post_response_commits.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		var rows []struct {
+			CommitID string `json:"commit_id"`
+			Anchor   string
+			Deltas   []string
+		}
+		for _, l := range lines {
+			var r struct {
+				CommitID string `json:"commit_id"`
+				Anchor   string
+				Deltas   []string
+			}
+			decode(t, l, &r, "commit_id", "pack", "generated_at", "anchor", "deltas")
+			rows = append(rows, r)
+		}
+		// The first names its commit and anchors there; the second anchors
+		// at the log's latest row, the first.
+		want := []string{f.hash["mv"], f.hash["fix"]}
+		if len(rows) != 2 || rows[0].CommitID != f.hash["feat"][:12] || rows[0].Anchor != f.hash["feat"][:12] ||
+			!slices.Equal(rows[0].Deltas, want) || rows[1].Anchor != f.hash["feat"][:12] || !slices.Equal(rows[1].Deltas, want) {
+			t.Errorf("pack log rows: %+v", rows)
+		}
+		if _, errOut, code := cli(t, f.home, "query", "why?", "--repo", "demo", "--commit-id", "abc"); code == 0 || !strings.Contains(errOut, "give --out too") {
+			t.Errorf("--commit-id without --out: exit %d, %q", code, errOut)
+		}
+	})
 	t.Run("health", func(t *testing.T) {
 		var r struct{ Repository string }
 		decode(t, run("health", "demo"), &r, "repository", "entries", "hard_entries", "queued", "failed", "stale",

@@ -22,7 +22,7 @@ type queryFlags struct {
 	full, soft, seedOrder  bool
 	diffs, tests           bool
 	recency                float64
-	dates                  string
+	dates, commitID        string
 }
 
 func (a *app) queryCmd() *cobra.Command {
@@ -108,6 +108,7 @@ a commit (the default), markdown a table, json the ranked answer.`,
 	fl.IntVar(&f.tokens, "tokens", retrieve.DefaultPackTokens, "the pack's token budget")
 	fl.StringVar(&f.out, "out", "", "also write the pack (JSON) to this directory, atomically (see above)")
 	fl.BoolVar(&f.list, "list", false, "print the ranked commits instead of a pack")
+	fl.StringVar(&f.commitID, "commit-id", "", "with --out: the commit the pack is for, and the delta anchor (default: the latest row of post_response_commits.jsonl)")
 	fl.BoolVar(&f.rewritten, "include-rewritten", false, "keep commits that a force push or rebase rewrote")
 	return c
 }
@@ -235,7 +236,7 @@ func (a *app) query(ctx context.Context, req api.QueryRequest, f queryFlags, out
 	}
 	text := []byte(res.Text)
 	if f.out != "" {
-		path, err := retrieve.WritePack(f.out, res.Pack, packCommitID(ans))
+		path, err := a.writePack(ctx, svc, h, name, f, res.Pack, ans)
 		if err != nil {
 			return err
 		}
