@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -22,6 +23,14 @@ type Direct interface {
 	Commit(ctx context.Context, repo, rev string) (*retrieve.CommitDetail, error)
 	Log(ctx context.Context, q LogRequest) ([]retrieve.LogEntry, error)
 	Entities(ctx context.Context, q EntitiesRequest) ([]retrieve.EntityHit, error)
+	Relationships(ctx context.Context, q RelationshipsRequest) ([]memory.Relationship, error)
+}
+
+// RelationshipsRequest asks for the edges at an entity.
+type RelationshipsRequest struct {
+	Repo  string   `json:"repository"`
+	Name  string   `json:"name"`            // as for Entity: a name, qualified name or key
+	Types []string `json:"types,omitempty"` // memory.RelationshipTypes; all when empty
 }
 
 // LogRequest selects commits as git log does (retrieve.LogQuery).
@@ -106,6 +115,38 @@ func (l *Local) Entities(ctx context.Context, q EntitiesRequest) ([]retrieve.Ent
 	return l.Home.SearchEntities(ctx, q.Repo, q.Search, q.Type, q.Limit)
 }
 
+// Relationships lists the edges at an entity in this process.
+func (l *Local) Relationships(ctx context.Context, q RelationshipsRequest) ([]memory.Relationship, error) {
+	if err := l.CheckRepo(ctx, q.Repo); err != nil {
+		return nil, err
+	}
+	if q.Name == "" || len(q.Name) > MaxPathBytes || !utf8.ValidString(q.Name) {
+		return nil, fmt.Errorf("%w: an entity name of 1 to %d bytes of UTF-8 is required", ErrBadRequest, MaxPathBytes)
+	}
+	for i, t := range q.Types {
+		q.Types[i] = strings.ToUpper(strings.TrimSpace(t))
+	}
+	if err := memory.CheckRelationshipTypes(q.Types); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	opts, err := retrieve.LoadSearchConfig(l.configPath())
+	if err != nil {
+		return nil, err
+	}
+	return l.Home.Relationships(ctx, q.Repo, q.Name, q.Types, memory.EntityOptions{Limit: MaxLimit, Match: opts.Match()})
+}
+
+// Relationships asks the daemon for the edges at an entity.
+func (c *Client) Relationships(ctx context.Context, q RelationshipsRequest) ([]memory.Relationship, error) {
+	v := url.Values{}
+	if len(q.Types) > 0 {
+		v.Set("type", strings.Join(q.Types, ","))
+	}
+	var out []memory.Relationship
+	p := "/v1/repositories/" + url.PathEscape(q.Repo) + "/entities/" + url.PathEscape(q.Name) + "/relationships?" + v.Encode()
+	return out, c.do(ctx, http.MethodGet, p, nil, &out)
+}
+
 // badRev makes an unknown revision a bad request (400): the caller named it.
 func badRev(err error) error {
 	if errors.Is(err, retrieve.ErrUnknownRev) {
@@ -166,6 +207,14 @@ func (s *server) directRoutes(mux *http.ServeMux) {
 			return err
 		}
 		res, err := s.svc.Log(r.Context(), q)
+		return reply(w, res, err)
+	}))
+	mux.Handle("GET /v1/repositories/{name}/entities/{entity}/relationships", s.guard(func(w http.ResponseWriter, r *http.Request) error {
+		q := RelationshipsRequest{Repo: r.PathValue("name"), Name: r.PathValue("entity")}
+		if t := r.URL.Query().Get("type"); t != "" {
+			q.Types = strings.Split(t, ",")
+		}
+		res, err := s.svc.Relationships(r.Context(), q)
 		return reply(w, res, err)
 	}))
 	mux.Handle("GET /v1/repositories/{name}/entities", s.guard(func(w http.ResponseWriter, r *http.Request) error {

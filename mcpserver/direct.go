@@ -164,3 +164,42 @@ func (s *server) entitySearch(ctx context.Context, in EntitySearchInput) (*answe
 	}
 	return &answer[EntitySearchOutput]{text: b.String(), out: EntitySearchOutput{Repository: repo, Entities: hits}}, nil
 }
+
+// RelationshipsInput names an entity and the edge types wanted.
+type RelationshipsInput struct {
+	EntityName string   `json:"entity_name" jsonschema:"a function, method or type name, qualified name or path#qualified key"`
+	Types      []string `json:"types,omitempty" jsonschema:"INTRODUCES, MODIFIES, VERIFIED_BY, CO_EVOLVES_WITH; default all"`
+	Repository string   `json:"repository,omitempty" jsonschema:"a registered repository's name; may be omitted when only one is registered"`
+}
+
+// RelationshipsOutput lists an entity's edges.
+type RelationshipsOutput struct {
+	Repository    string                `json:"repository"`
+	Relationships []memory.Relationship `json:"relationships"`
+}
+
+var relationshipsTool = toolDef{
+	name:  "gitmemory_relationships",
+	title: "Relationships of a function, class or type",
+	description: `The knowledge graph's edges at one entity: the commits that introduced and modified it, the tests ` +
+		`that verify it and the entities that change with it, each with its confidence.`,
+}
+
+func (s *server) relationships(ctx context.Context, in RelationshipsInput) (*answer[RelationshipsOutput], error) {
+	repo, err := s.repository(ctx, in.Repository)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := s.svc.Relationships(ctx, api.RelationshipsRequest{Repo: repo, Name: in.EntityName, Types: in.Types})
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "%s %s -> %s (%.2f)\n", r.Type, r.From, r.To, r.Confidence)
+	}
+	if len(rs) == 0 {
+		b.WriteString("no relationships\n")
+	}
+	return &answer[RelationshipsOutput]{text: b.String(), out: RelationshipsOutput{Repository: repo, Relationships: rs}}, nil
+}

@@ -110,6 +110,19 @@ func TestDirectTools(t *testing.T) {
 	if msg := fails(t, cs, "gitmemory_entity_search", map[string]any{}); !strings.Contains(msg, "search, type") {
 		t.Errorf("no search: %s", msg)
 	}
+
+	var rs RelationshipsOutput
+	ok(t, cs, "gitmemory_relationships", map[string]any{"entity_name": "calc/calc.go#calc.Add", "types": []string{"MODIFIES"}}, &rs)
+	var from []string
+	for _, r := range rs.Relationships {
+		from = append(from, r.From)
+	}
+	if !slices.Contains(from, "commit:"+f.fix) {
+		t.Errorf("MODIFIES calc.Add: %v lacks the fix %s", from, f.fix)
+	}
+	if msg := fails(t, cs, "gitmemory_relationships", map[string]any{"entity_name": "Add", "types": []string{"CALLZ"}}); !strings.Contains(msg, "CALLZ") {
+		t.Errorf("bad type: %s", msg)
+	}
 }
 
 func logCommits(l LogOutput) []string {

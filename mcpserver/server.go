@@ -233,6 +233,7 @@ func (s *server) register(ms *mcp.Server) {
 	addTool(ms, s, commitTool, s.commit)
 	addTool(ms, s, logTool, s.commitLog)
 	addTool(ms, s, entitySearchTool, s.entitySearch)
+	addTool(ms, s, relationshipsTool, s.relationships)
 }
 
 // addTool adds a tool whose input schema is In's, adjusted by the tool's

@@ -15,7 +15,7 @@ import (
 )
 
 var toolNames = []string{"gitmemory_commit", "gitmemory_entity_history", "gitmemory_entity_search", "gitmemory_health",
-	"gitmemory_history", "gitmemory_log", "gitmemory_lookup", "gitmemory_query", "gitmemory_recent_changes"}
+	"gitmemory_history", "gitmemory_log", "gitmemory_lookup", "gitmemory_query", "gitmemory_recent_changes", "gitmemory_relationships"}
 
 // schemaOf decodes a listed tool's schema.
 type schemaOf struct {
@@ -66,6 +66,7 @@ func TestListTools(t *testing.T) {
 		"gitmemory_commit":         {[]string{"rev"}, []string{"repository"}},
 		"gitmemory_log":            {nil, []string{"range", "since", "until", "author", "limit", "repository"}},
 		"gitmemory_entity_search":  {nil, []string{"search", "type", "limit", "repository"}},
+		"gitmemory_relationships":  {[]string{"entity_name"}, []string{"types", "repository"}},
 		"gitmemory_entity_history": {[]string{"entity_name"}, []string{"entity_type", "repository", "token_budget"}},
 		"gitmemory_recent_changes": {nil, []string{"path", "days", "repository", "token_budget"}},
 		"gitmemory_lookup":         {nil, []string{"paths", "fingerprint", "fingerprints", "repository"}},
