@@ -197,11 +197,11 @@ func (s *server) directRoutes(mux *http.ServeMux) {
 		res, err := s.svc.RepoHealth(r.Context(), r.PathValue("name"))
 		return reply(w, res, err)
 	}))
-	mux.Handle("GET /v1/repositories/{name}/commits/{rev}", s.guard(func(w http.ResponseWriter, r *http.Request) error {
+	mux.Handle("GET /v1/repositories/{name}/commits/{rev}", s.guard(noBody, func(w http.ResponseWriter, r *http.Request) error {
 		res, err := s.svc.Commit(r.Context(), r.PathValue("name"), r.PathValue("rev"))
 		return reply(w, res, err)
 	}))
-	mux.Handle("GET /v1/repositories/{name}/commits", s.guard(func(w http.ResponseWriter, r *http.Request) error {
+	mux.Handle("GET /v1/repositories/{name}/commits", s.guard(noBody, func(w http.ResponseWriter, r *http.Request) error {
 		q, err := logRequest(r)
 		if err != nil {
 			return err
@@ -209,7 +209,7 @@ func (s *server) directRoutes(mux *http.ServeMux) {
 		res, err := s.svc.Log(r.Context(), q)
 		return reply(w, res, err)
 	}))
-	mux.Handle("GET /v1/repositories/{name}/entities/{entity}/relationships", s.guard(func(w http.ResponseWriter, r *http.Request) error {
+	mux.Handle("GET /v1/repositories/{name}/entities/{entity}/relationships", s.guard(noBody, func(w http.ResponseWriter, r *http.Request) error {
 		q := RelationshipsRequest{Repo: r.PathValue("name"), Name: r.PathValue("entity")}
 		if t := r.URL.Query().Get("type"); t != "" {
 			q.Types = strings.Split(t, ",")
@@ -217,7 +217,7 @@ func (s *server) directRoutes(mux *http.ServeMux) {
 		res, err := s.svc.Relationships(r.Context(), q)
 		return reply(w, res, err)
 	}))
-	mux.Handle("GET /v1/repositories/{name}/entities", s.guard(func(w http.ResponseWriter, r *http.Request) error {
+	mux.Handle("GET /v1/repositories/{name}/entities", s.guard(noBody, func(w http.ResponseWriter, r *http.Request) error {
 		v := r.URL.Query()
 		limit, err := queryInt(v, "limit")
 		if err != nil {
