@@ -46,6 +46,9 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 	if _, err := s.secretScanner(); err != nil {
 		return err
 	}
+	if !s.opts.ExtractOnly {
+		s.rel = newRelater(ctx, s.st, s.path)
+	}
 	s.parserSet = make([]*entity.Parser, s.opts.Workers)
 	for i := range s.parserSet {
 		s.parserSet[i] = entity.NewParser()
@@ -123,6 +126,9 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 		g.Go(func() error { return s.graphStage(gctx, written) })
 		if err := g.Wait(); err != nil {
 			return err
+		}
+		if s.rel != nil && s.rel.err != nil {
+			return fmt.Errorf("code relationships: %w", s.rel.err)
 		}
 	}
 }
@@ -286,7 +292,7 @@ func (s *Syncer) redact(c *model.Commit) {
 func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error {
 	now := s.opts.Now()
 	var indexed, redactions, redactedCommits int
-	var seen map[string]int64
+	var seen, seenNodes map[string]int64
 	err := s.st.Tx(ctx, func(tx *sql.Tx) error {
 		indexed, redactions, redactedCommits = 0, 0, 0
 		w, err := store.NewWriter(ctx, tx)
@@ -295,7 +301,8 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 		}
 		defer w.Close()
 		w.KnownEntities(s.entityIDs)
-		seen = w.SeenEntities()
+		w.KnownNodes(s.nodeIDs)
+		seen, seenNodes = w.SeenEntities(), w.SeenNodes()
 		for _, o := range batch {
 			if o.err != nil {
 				continue
@@ -318,6 +325,7 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 		return fmt.Errorf("write batch: %w", err)
 	}
 	maps.Copy(s.entityIDs, seen)
+	maps.Copy(s.nodeIDs, seenNodes)
 	res.Indexed += indexed
 	res.Redactions += redactions
 	res.RedactedCommits += redactedCommits

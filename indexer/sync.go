@@ -32,8 +32,11 @@ type Syncer struct {
 	// and always gets the same paths (see entityStage).
 	parserSet []*entity.Parser
 	// entityIDs caches the ids of the entities this sync's committed
-	// batches stored, for the writer of the next batch.
-	entityIDs map[string]int64
+	// batches stored, for the writer of the next batch; nodeIDs those of
+	// the code relationships' nodes.
+	entityIDs, nodeIDs map[string]int64
+	// rel resolves code relationships while the queue is processed.
+	rel *relater
 }
 
 // New prepares a sync of the repository at path into st.
@@ -44,7 +47,8 @@ func New(path string, st *store.Store, opts Options) (*Syncer, error) {
 	if opts.ExtractOnly {
 		opts.Graph, opts.Vectors, opts.Summarizer = nil, nil, nil
 	}
-	s := &Syncer{path: path, st: st, q: q, opts: opts, scannerReady: make(chan struct{}), entityIDs: map[string]int64{}}
+	s := &Syncer{path: path, st: st, q: q, opts: opts, scannerReady: make(chan struct{}), entityIDs: map[string]int64{},
+		nodeIDs: map[string]int64{}}
 	go func() {
 		defer close(s.scannerReady)
 		if s.scanner, s.scannerErr = secrets.New(); s.scannerErr != nil {

@@ -38,6 +38,9 @@ type EntityReport struct {
 	Renames    []string  `json:"renames,omitempty"`
 	Tests      []Related `json:"tests,omitempty"`
 	CoEvolving []Related `json:"co_evolving,omitempty"`
+	// Code are its calls, callers, importers and types at the newest
+	// indexed version.
+	Code *CodeRelations `json:"code,omitempty"`
 }
 
 // EntityOptions narrow an entity lookup.
@@ -90,6 +93,10 @@ func (h *Home) Entity(ctx context.Context, repo, name string, opts EntityOptions
 		}
 		r.CoEvolving, err = related(ctx, st.DB, `SELECT CASE WHEN a = ?1 THEN b ELSE a END, confidence, '', shared
 			FROM couplings WHERE a = ?1 OR b = ?1 ORDER BY confidence DESC, shared DESC LIMIT ?3`, node, "", opts.Limit)
+		if err != nil {
+			return err
+		}
+		r.Code, err = codeRelations(ctx, st, found[0], opts.Limit)
 		return err
 	})
 	return r, err

@@ -40,6 +40,8 @@ type Status struct {
 	EntityChanges int `json:"entity_changes"`
 	CoEvolving    int `json:"co_evolving_pairs"`
 	TestLinks     int `json:"test_links"`
+	// Code counts the code relationships at the newest indexed version.
+	Code RelationCounts `json:"code_relations"`
 	// GraphQuads and GraphValues are the knowledge graph's size as its
 	// store estimates it: quads are edges (and hidden marks), values the
 	// distinct node ids, edge types and confidences. GraphNote says why
@@ -188,6 +190,9 @@ func (s *Status) understood(ctx context.Context, st *store.Store) error {
 		(SELECT COUNT(*) FROM commits WHERE graphed = 0)`).Scan(
 		&s.DesignNotes, &s.Entities, &s.EntityChanges, &s.CoEvolving, &s.TestLinks, &s.GraphPending)
 	if err != nil {
+		return err
+	}
+	if s.Code, err = relationCounts(ctx, st); err != nil {
 		return err
 	}
 	rows, err := st.DB.QueryContext(ctx, `SELECT classification, COUNT(*) FROM commits

@@ -94,6 +94,9 @@ func (s *Searcher) direct(ctx context.Context, raw string, rf refs, cs *candSet,
 				add(h, "entity "+e[strings.IndexByte(e, '#')+1:], r*st, r == 1 && st == 1)
 			}
 		})
+		if err := s.followCalls(ctx, e, st, cs); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -101,7 +101,7 @@ func searchRow(u *model.Understood) [6]string {
 }
 
 // Flush writes the buffered rows (keyword index, design notes, entity
-// changes, lookup keys) of the commits inserted so far. Call it before the
+// changes, code relations, lookup keys) of the commits inserted so far. Call it before the
 // transaction commits. The rows go in multi-row
 // statements because FTS5 flushes its pending terms into a new segment at
 // every statement of a transaction that touches it: a statement per commit
@@ -114,6 +114,9 @@ func (w *Writer) Flush(ctx context.Context) error {
 		return err
 	}
 	if err := entityChangeRows.flush(ctx, w.tx, &w.entityChanges); err != nil {
+		return err
+	}
+	if err := relationRows.flush(ctx, w.tx, &w.relations); err != nil {
 		return err
 	}
 	return lookupRows.flush(ctx, w.tx, &w.lookup)

@@ -21,7 +21,10 @@ func (a *app) entityCmd() *cobra.Command {
 		Short: "Show the history of a function, method or type",
 		Long: `Show an entity's history: when it was introduced, each commit that changed it
 with its classification and summary, its renames and moves (followed back to
-the entity it continues), its tests, and the entities that change with it.
+the entity it continues), its tests, the entities that change with it, and,
+at the newest indexed version, its callers, callees and importers (the files
+that import its file, or its package in Go) and the types it extends or
+implements or that extend or implement it.
 
 NAME is a plain name ("Apply"), a qualified one ("Options.Apply", "diff.c:xdl_diff"
 is not needed: a qualified name is the name within its file), or a key
@@ -133,6 +136,7 @@ func printEntity(w io.Writer, r *memory.EntityReport) {
 			fmt.Fprintf(w, "    %s  (%.2f, %d shared commits)\n", strings.TrimPrefix(c.ID, "entity:"), c.Confidence, c.Shared)
 		}
 	}
+	printCode(w, r.Code)
 	if len(r.Others) > 0 {
 		fmt.Fprintln(w, "  also matches:")
 		for _, o := range r.Others {
@@ -181,6 +185,7 @@ func entityMarkdown(w io.Writer, r *memory.EntityReport) {
 			fmt.Fprintf(w, "- %s (%.2f, %d shared commits)\n", code(strings.TrimPrefix(c.ID, "entity:")), c.Confidence, c.Shared)
 		}
 	}
+	codeMarkdown(w, r.Code)
 	if len(r.Others) > 0 {
 		fmt.Fprint(w, "\n### Also matches\n\n")
 		for _, o := range r.Others {

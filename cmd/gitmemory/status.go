@@ -171,6 +171,8 @@ func statusFields(s *memory.Status) [][2]string {
 		add("rationale", "%d design notes", s.DesignNotes)
 		add("entities", "%d functions, methods and types; %d changes to them", s.Entities, s.EntityChanges)
 		add("relations", "%d co-evolving pairs, %d test links", s.CoEvolving, s.TestLinks)
+		add("code graph", "%d calls, %d imports, %d implements, %d extends", s.Code.Calls, s.Code.Imports,
+			s.Code.Implements, s.Code.Extends)
 	}
 	if s.GraphNote != "" {
 		add("graph", "%s", s.GraphNote)
