@@ -210,15 +210,15 @@ func (r *importReader) goSpec(i int) int {
 		return i
 	}
 	if alias == "" {
-		alias = goPackageName(p)
+		alias = GoPackageName(p)
 	}
 	r.add(Import{Path: p, Alias: alias}, i)
 	return i
 }
 
-// goPackageName is the name an import path's package is most likely
+// GoPackageName is the name an import path's package is most likely
 // declared with: its last element, before any major version suffix.
-func goPackageName(path string) string {
+func GoPackageName(path string) string {
 	parts := strings.Split(path, "/")
 	name := parts[len(parts)-1]
 	if len(parts) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
