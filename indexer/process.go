@@ -262,12 +262,26 @@ func (s *Syncer) redact(c *model.Commit) {
 		c.Redactions += len(found)
 	}
 	for i := range c.Changes {
-		for j := range c.Changes[i].Hunks {
-			h := &c.Changes[i].Hunks[j]
-			h.Text, found = s.scanner.Redact(h.Text)
-			c.Changes[i].Hunks[j].Text = h.Text
+		fc := &c.Changes[i]
+		for j := range fc.Hunks {
+			h := &fc.Hunks[j]
+			h.Text, found = s.scanner.RedactFile(fc.Path, h.Text)
 			c.Redactions += len(found)
 		}
+	}
+	// Names are stored as keys (paths) or shown in every answer (authors):
+	// a secret in one is replaced by a marker unique to it, so a redacted
+	// path still names one file.
+	for _, name := range []*string{&c.Author.Name, &c.Author.Email, &c.Committer.Name, &c.Committer.Email} {
+		*name, found = s.scanner.RedactName(*name)
+		c.Redactions += len(found)
+	}
+	for i := range c.Changes {
+		fc := &c.Changes[i]
+		fc.Path, found = s.scanner.RedactName(fc.Path)
+		c.Redactions += len(found)
+		fc.OldPath, found = s.scanner.RedactName(fc.OldPath)
+		c.Redactions += len(found)
 	}
 	// Issue references are parsed again from the redacted text, so that no
 	// secret survives in a reference's raw text or URL.

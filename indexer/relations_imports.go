@@ -333,7 +333,7 @@ func (r *relater) goPackage(importPath string) (string, bool) {
 		return "", false
 	}
 	r.loadGoPackages()
-	name := goPackageName(importPath)
+	name := entity.GoPackageName(importPath)
 	best := ""
 	for dir, pkg := range r.goPkgs {
 		if dir != "." && pkg == name && (importPath == dir || strings.HasSuffix(importPath, "/"+dir)) && len(dir) > len(best) {
@@ -355,21 +355,6 @@ func (r *relater) hasGo(dir string) bool {
 	r.loadGoPackages()
 	_, ok := r.goPkgs[dir]
 	return ok
-}
-
-// goPackageName is the name an import path's package is most likely
-// declared with: its last element, before a major version suffix.
-func goPackageName(p string) string {
-	parts := strings.Split(p, "/")
-	name := parts[len(parts)-1]
-	if len(parts) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
-		name = parts[len(parts)-2]
-	}
-	name = strings.TrimPrefix(name, "go-")
-	if i := strings.IndexAny(name, ".-"); i > 0 {
-		name = name[:i]
-	}
-	return name
 }
 
 // goModulePath reads the module path of the go.mod at a repository's

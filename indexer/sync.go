@@ -179,6 +179,9 @@ func (s *Syncer) saveRefs(ctx context.Context, repo *extract.Repo) error {
 	if err != nil {
 		return err
 	}
+	if err := s.redactRefs(refs); err != nil {
+		return err
+	}
 	if sameRefs(refs, known) {
 		return nil
 	}
@@ -194,6 +197,19 @@ func (s *Syncer) saveRefs(ctx context.Context, repo *extract.Repo) error {
 		}
 		return nil
 	})
+}
+
+// redactRefs replaces secrets in ref names (a token pushed as a tag) by
+// markers unique to them.
+func (s *Syncer) redactRefs(refs []extract.Ref) error {
+	sc, err := s.secretScanner()
+	if err != nil {
+		return err
+	}
+	for i := range refs {
+		refs[i].Name, _ = sc.RedactName(refs[i].Name)
+	}
+	return nil
 }
 
 func (s *Syncer) loadRefs(ctx context.Context) (map[string]extract.Ref, error) {

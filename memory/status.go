@@ -8,6 +8,7 @@ import (
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/queue"
+	"github.com/gitmemory/gitmemory/retrieve"
 	"github.com/gitmemory/gitmemory/store"
 )
 
@@ -67,6 +68,9 @@ func (h *Home) Status(ctx context.Context, name string, verify bool) (*Status, e
 			return err
 		}
 		s.Repository = *repo
+		if s.Languages, err = retrieve.Languages(ctx, st.DB); err != nil {
+			return err
+		}
 		if s.SchemaVersion, err = st.SchemaVersion(ctx); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/internal/gittest"
+	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/vectors"
 )
 
@@ -204,5 +205,18 @@ func TestSearchPlainFunctionName(t *testing.T) {
 	}
 	if len(a.Entities) != 0 || len(a.Warnings) != 0 {
 		t.Errorf("a product name resolved as an entity: entities %v, warnings %q", a.Entities, a.Warnings)
+	}
+}
+
+// A panic in one of a question's concurrent searches is the question's
+// error, not the end of the process.
+func TestSearchStagePanicIsAnError(t *testing.T) {
+	s := NewSearcher(&store.Store{}, nil, nil, SearchOptions{}) // no database: every stage panics on it
+	_, err := s.Search(context.Background(), Request{Query: "why does upload retry", Mode: ModeKeyword})
+	if err == nil || !strings.Contains(err.Error(), "failed") {
+		t.Fatalf("err = %v, want the panicking stage named", err)
+	}
+	if !strings.Contains(err.Error(), "search failed") && !strings.Contains(err.Error(), "matches failed") {
+		t.Fatalf("err = %v: not the stage's panic", err)
 	}
 }

@@ -70,7 +70,7 @@ func TestEveryCommandDecodes(t *testing.T) {
 	}
 	t.Run("list", func(t *testing.T) {
 		var repos []struct{ Name, Path string }
-		decode(t, run("list"), &repos, "name", "path", "default_branch", "branch_mode", "created_at", "last_synced_at")
+		decode(t, run("list"), &repos, "name", "path", "default_branch", "branch_mode", "created_at", "last_synced_at", "languages")
 		if len(repos) != 1 || repos[0].Name != "demo" || repos[0].Path != f.g.Dir {
 			t.Errorf("list: %+v", repos)
 		}
@@ -156,6 +156,88 @@ func TestEveryCommandDecodes(t *testing.T) {
 		decode(t, run("query", "why do uploads retry?", "--repo", "demo", "--list", "--debug"), &ans, "query", "intent", "mode", "degraded", "items")
 		if len(ans.Items) == 0 || ans.Items[0].Commit != f.hash["fix"] || ans.Items[0].Components["relevance"] == 0 {
 			t.Errorf("query --list: %+v", ans)
+		}
+	})
+	t.Run("query --full", func(t *testing.T) {
+		var pack struct {
+			KeyItems []struct{ Hash, Tier, Confidence, Message, Diff, Verify string } `json:"key_items"`
+		}
+		decode(t, run("query", "why do uploads retry?", "--repo", "demo", "--full", "--max-results", "2"), &pack, "metadata", "key_items")
+		if len(pack.KeyItems) == 0 || len(pack.KeyItems) > 2 {
+			t.Fatalf("--max-results 2: %d key items", len(pack.KeyItems))
+		}
+		k := pack.KeyItems[0]
+		// Soft: it states a reason, but its only file was renamed away since.
+		if k.Hash != f.hash["fix"] || k.Tier != "soft" || k.Confidence != "S1" || !strings.Contains(k.Message, "flaky proxies") ||
+			!strings.Contains(k.Diff, "send(b) == nil") || k.Verify != "git show "+f.hash["fix"]+" -- upload.go" {
+			t.Errorf("--full key item: %+v", k)
+		}
+	})
+	t.Run("query --out --commit-id", func(t *testing.T) {
+		out := t.TempDir()
+		mustCLI(t, f.home, "query", "why do uploads retry?", "--repo", "demo", "--out", out, "--commit-id", f.hash["feat"][:12])
+		mustCLI(t, f.home, "query", "why was upload.go renamed?", "--repo", "demo", "--out", out)
+		data, err := os.ReadFile(filepath.Join(out, "post_response_commits.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		var rows []struct {
+			CommitID string `json:"commit_id"`
+			Anchor   string
+			Deltas   []string
+		}
+		for _, l := range lines {
+			var r struct {
+				CommitID string `json:"commit_id"`
+				Anchor   string
+				Deltas   []string
+			}
+			decode(t, l, &r, "commit_id", "pack", "generated_at", "anchor", "deltas")
+			rows = append(rows, r)
+		}
+		// The first names its commit and anchors there; the second anchors
+		// at the log's latest row, the first.
+		want := []string{f.hash["mv"], f.hash["fix"]}
+		if len(rows) != 2 || rows[0].CommitID != f.hash["feat"][:12] || rows[0].Anchor != f.hash["feat"][:12] ||
+			!slices.Equal(rows[0].Deltas, want) || rows[1].Anchor != f.hash["feat"][:12] || !slices.Equal(rows[1].Deltas, want) {
+			t.Errorf("pack log rows: %+v", rows)
+		}
+		if _, errOut, code := cli(t, f.home, "query", "why?", "--repo", "demo", "--commit-id", "abc"); code == 0 || !strings.Contains(errOut, "give --out too") {
+			t.Errorf("--commit-id without --out: exit %d, %q", code, errOut)
+		}
+	})
+	t.Run("health", func(t *testing.T) {
+		var r struct{ Repository string }
+		decode(t, run("health", "demo"), &r, "repository", "entries", "hard_entries", "queued", "failed", "stale",
+			"stale_checked", "stale_eligible", "stale_days", "source_warnings")
+		if r.Repository != "demo" {
+			t.Errorf("health: %+v", r)
+		}
+	})
+	t.Run("show", func(t *testing.T) {
+		var c struct {
+			Hash   string
+			Issues []string
+		}
+		decode(t, run("show", f.hash["fix"][:8], "--repo", "demo"), &c, "hash", "parents", "author", "committer", "subject",
+			"message", "classification", "merge", "rewritten", "files", "issues", "design_notes", "entities")
+		if c.Hash != f.hash["fix"] || !slices.Equal(c.Issues, []string{"#7"}) {
+			t.Errorf("show: %+v", c)
+		}
+	})
+	t.Run("log", func(t *testing.T) {
+		var es []struct{ Commit string }
+		decode(t, run("log", f.hash["feat"]+".."+f.hash["mv"], "--repo", "demo"), &es, "commit", "when", "author", "email", "subject", "classification")
+		if len(es) != 2 || es[0].Commit != f.hash["mv"] || es[1].Commit != f.hash["fix"] {
+			t.Errorf("log feat..mv: %+v", es)
+		}
+	})
+	t.Run("entity --search", func(t *testing.T) {
+		var hits []struct{ Key string }
+		decode(t, run("entity", "--search", "upl", "--repo", "demo"), &hits, "key", "path", "qualified", "name", "kind", "language", "changes", "last_changed")
+		if len(hits) == 0 || !strings.HasSuffix(hits[0].Key, "#up.Upload") {
+			t.Errorf("entity --search upl: %+v", hits)
 		}
 	})
 	t.Run("eval", func(t *testing.T) {

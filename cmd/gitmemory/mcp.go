@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"net/http"
 
 	"github.com/spf13/cobra"
@@ -45,6 +46,6 @@ or in an mcpServers JSON configuration:
 	}
 }
 
-func mcpHTTP(svc api.Service) http.Handler {
-	return mcpserver.HTTPHandler(svc, mcpserver.Options{Version: version})
+func mcpHTTP(svc api.Service, audit *slog.Logger) http.Handler {
+	return mcpserver.HTTPHandler(svc, mcpserver.Options{Version: version, Audit: audit})
 }

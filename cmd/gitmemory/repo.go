@@ -39,13 +39,9 @@ func defaultRepo(ctx context.Context, h *memory.Home) (string, error) {
 			return name, nil
 		}
 	}
-	repos, err := h.List(ctx)
+	names, err := h.Names()
 	if err != nil {
 		return "", err
-	}
-	var names []string
-	for _, r := range repos {
-		names = append(names, r.Name)
 	}
 	// Inside a work tree that is not registered, answering from another
 	// repository would mislead: say so instead.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/memory"
+	"github.com/gitmemory/gitmemory/retrieve"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -28,7 +30,7 @@ branches and counts reachable commits that are not indexed.`,
   gitmemory status myproject --verify
   gitmemory status --format json | jq '.[] | {name, indexed}'`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) (err error) {
 			format, err := out.get(c)
 			if err != nil {
 				return err
@@ -45,22 +47,24 @@ branches and counts reachable commits that are not indexed.`,
 				}
 				names = []string{name}
 			} else {
-				repos, err := h.List(c.Context())
-				if err != nil {
+				if names, err = h.Names(); err != nil {
 					return err
-				}
-				for _, r := range repos {
-					names = append(names, r.Name)
 				}
 			}
 			var all []*memory.Status
+			var broken error
 			for _, n := range names {
 				st, err := svc.Status(c.Context(), n, verify)
-				if err != nil {
+				if err != nil && len(names) == 1 {
 					return err
+				}
+				if err != nil { // reported after the others, not instead of them
+					broken = errors.Join(broken, fmt.Errorf("repository %s: %w", n, err))
+					continue
 				}
 				all = append(all, st)
 			}
+			defer func() { err = errors.Join(err, broken) }()
 			if format == formatJSON {
 				if len(args) == 1 {
 					return writeJSON(a.stdout, all[0])
@@ -159,6 +163,9 @@ func statusFields(s *memory.Status) [][2]string {
 		add("pruned", "%d (keep days %d, keep commits %d; 0 = all)", s.Pruned, s.KeepDays, s.KeepCommits)
 	}
 	add("secrets", "%d redacted in %d commits", s.Redactions, s.RedactedCommits)
+	if len(s.Languages) > 0 {
+		add("languages", "%s", describeLanguages(s.Languages))
+	}
 	if len(s.Classes) > 0 {
 		add("changes", "%s", describeClasses(s.Classes))
 		add("rationale", "%d design notes", s.DesignNotes)
@@ -234,6 +241,22 @@ func describeClasses(classes map[string]int) string {
 	parts := make([]string, len(all))
 	for i, e := range all {
 		parts[i] = fmt.Sprintf("%d %s", e.n, e.k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// describeLanguages is "Go 88 files, YAML 14, …", the six largest.
+func describeLanguages(ls []retrieve.LanguageCount) string {
+	var parts []string
+	for i, l := range ls[:min(len(ls), 6)] {
+		unit := ""
+		if i == 0 {
+			unit = " files"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d%s", l.Language, l.Files, unit))
+	}
+	if len(ls) > 6 {
+		parts = append(parts, fmt.Sprintf("%d more", len(ls)-6))
 	}
 	return strings.Join(parts, ", ")
 }

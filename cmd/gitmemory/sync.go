@@ -153,16 +153,14 @@ func (a *app) syncTargets(ctx context.Context, h *memory.Home, args []string, po
 				return []string{name}, nil
 			}
 		}
-		repos, err := h.List(ctx)
+		// By name, not by loading each: a damaged store fails its own
+		// sync, not everyone's.
+		names, err := h.Names()
 		if err != nil {
 			return nil, err
 		}
-		if len(repos) == 0 {
+		if len(names) == 0 {
 			return nil, fmt.Errorf("no repositories registered: gitmemory add PATH (or gitmemory sync PATH)")
-		}
-		var names []string
-		for _, r := range repos {
-			names = append(names, r.Name)
 		}
 		return names, nil
 	}
@@ -211,6 +209,9 @@ func (a *app) syncOne(ctx context.Context, h *memory.Home, name string, pol memo
 	}
 	if err != nil {
 		return syncReport{}, err
+	}
+	if res.Pruned > 0 {
+		a.recordDeletion(h.Dir, "prune", name, "commits", res.Pruned, "by", "retention")
 	}
 	return syncReport{Name: name, Result: res}, nil
 }
