@@ -27,7 +27,7 @@ import (
 
 // reconcile removes the relationships of the files the sync kept live
 // that no tracked branch's head holds.
-func (s *Syncer) reconcile(ctx context.Context, branches []BranchResult) error {
+func (s *Syncer) reconcile(ctx context.Context, root string, branches []BranchResult) error {
 	r := s.rel
 	if r == nil || r.err != nil || !r.merged || len(branches) == 0 || branches[0].Head == "" {
 		return nil
@@ -42,7 +42,7 @@ func (s *Syncer) reconcile(ctx context.Context, branches []BranchResult) error {
 		return nil
 	}
 	slices.Sort(candidates)
-	has, err := headTrees(s.path, branches)
+	has, err := headTrees(root, branches)
 	if err != nil {
 		return err
 	}
@@ -70,9 +70,10 @@ func (s *Syncer) reconcile(ctx context.Context, branches []BranchResult) error {
 }
 
 // headTrees returns whether a path is in the tree of one of the branches'
-// heads.
+// heads; root is the repository's (extract.Repo.Root: its work tree, or
+// the bare repository itself).
 func headTrees(root string, branches []BranchResult) (func(string) bool, error) {
-	probe, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	probe, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}

@@ -99,9 +99,9 @@ func newRelater(ctx context.Context, st *store.Store, root string) *relater {
 	return r
 }
 
-// commit resolves one commit's facts and sets its Relations. Merges
-// change only the paths: their code changes belong to the commits they
-// merge.
+// commit resolves one commit's facts and sets its Relations. A merge
+// has no facts (its code changes belong to the commits it merges), but
+// the files its own diff deletes take their relationships along.
 func (r *relater) commit(u *model.Understood, facts []*fileFacts) {
 	if r == nil || r.err != nil {
 		return
@@ -110,7 +110,7 @@ func (r *relater) commit(u *model.Understood, facts []*fileFacts) {
 	r.updatePaths(u.Commit)
 	if u.IsMerge {
 		r.merged = true
-		return
+		facts = nil
 	}
 	r.updateEntities(u.Entities)
 	changes := slices.Concat(u.Entities, r.vanished(u.Commit))

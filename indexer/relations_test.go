@@ -397,4 +397,13 @@ func TestRelationshipsOfFilesMergedAway(t *testing.T) {
 		t.Errorf("relationships %q, want none: b.c is gone", got)
 	}
 	checkGraphMatches(t, st, g)
+
+	// The same from a bare clone.
+	bare := t.TempDir()
+	repo.Git("clone", "-q", "--bare", repo.Dir, bare)
+	st2 := openStore(t)
+	sync(t, bare, st2, Options{})
+	if got := current(t, st2); len(got) != 0 {
+		t.Errorf("relationships from a bare clone %q, want none", got)
+	}
 }

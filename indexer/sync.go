@@ -105,7 +105,7 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	if err := s.process(ctx, repo, res); err != nil {
 		return nil, err
 	}
-	if err := s.reconcile(ctx, res.Branches); err != nil {
+	if err := s.reconcile(ctx, repo.Root(), res.Branches); err != nil {
 		return nil, err
 	}
 	if checkRewrites {
