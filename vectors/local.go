@@ -10,7 +10,7 @@ import (
 
 // localVersion changes whenever the local embedder's features change, so
 // that an index built by an older version is rebuilt rather than mixed.
-const localVersion = 2
+const localVersion = 3
 
 // DefaultLocalDims is the local embedder's default vector size.
 const DefaultLocalDims = 384
@@ -50,7 +50,8 @@ const (
 type Local struct {
 	dims int // of the hashed features
 	sem  *wordVectors
-	err  error // the word-vector table's, reported by Embed
+	proj *projection // applied to the summed word vectors (projection.go)
+	err  error       // the word-vector table's or projection's, reported by Embed
 }
 
 // NewLocal returns a local embedder whose hashed features take dims
@@ -61,16 +62,24 @@ func NewLocal(dims int) *Local {
 		dims = DefaultLocalDims
 	}
 	sem, err := sharedWordVectors()
-	return &Local{dims: dims, sem: sem, err: err}
+	l := &Local{dims: dims, sem: sem, err: err}
+	if err == nil {
+		l.proj, l.err = sharedProjection(sem.dims)
+	}
+	return l
 }
 
-// Name is "local-sem-v<version>-<dims>+<table dims>-<table digest>": a
-// new version of the code or of the table rebuilds the index.
+// Name is "local-sem-v<version>-<dims>+<table dims>-<table digest>-<projection
+// digest>": a new version of the code, the table or the projection rebuilds
+// the index.
 func (l *Local) Name() string {
 	if l.sem == nil {
 		return fmt.Sprintf("local-hash-v%d-%d", localVersion, l.dims)
 	}
-	return fmt.Sprintf("local-sem-v%d-%d+%d-%s", localVersion, l.dims, l.sem.dims, l.sem.id)
+	if l.proj == nil {
+		return fmt.Sprintf("local-sem-v%d-%d+%d-%s", localVersion, l.dims, l.sem.dims, l.sem.id)
+	}
+	return fmt.Sprintf("local-sem-v%d-%d+%d-%s-%s", localVersion, l.dims, l.sem.dims, l.sem.id, l.proj.id)
 }
 
 // Dims is the vector size: the hashed features' and the table's.
@@ -206,7 +215,14 @@ func (l *Local) vectorInto(text string, b *bag) []float32 {
 		// vector rather than none.
 		lex[0] = 1
 	}
-	if l.sem == nil || !l.sem.sentence(text, sem) || normalize(sem) != nil {
+	if l.sem == nil || !l.sem.sentence(text, sem) {
+		clear(sem)
+		return v
+	}
+	if l.proj != nil {
+		l.proj.apply(sem, make([]float32, len(sem)))
+	}
+	if normalize(sem) != nil {
 		clear(sem)
 		return v
 	}

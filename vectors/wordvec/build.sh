@@ -10,6 +10,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 WORK="${WORK:-/tmp/wordvec}"
 OUT="${OUT:-$HERE/table.bin.gz}"
+PROJ="${PROJ:-$HERE/projection.bin}"
 
 # Training parameters (README.md explains the choices).
 DIM=100
@@ -24,7 +25,7 @@ ITERS=10
 GATE=0.4
 
 PACKAGES=(
-	fasttext wordnet-base python3
+	fasttext wordnet-base python3 python3-numpy
 	python3-doc python3.11-doc postgresql-doc-15 rust-doc golang-1.19-doc nodejs-doc
 	golang-1.19-src python-django-doc sqlite3-doc llvm-14-doc clang-14-doc sphinx-doc cmake-doc
 )
@@ -98,6 +99,11 @@ echo "== retrofit and write $(date +%T)"
 python3 "$HERE/table.py" "$WORK/corpus.txt" "$WORK/model.vec" /usr/share/wordnet "$OUT" \
 	"$MAX_WORDS" "$MIN_COUNT" "$SENSES" "$ITERS" "$GATE" "$WORK/doc_counts_all.txt"
 
-ls -l "$OUT"
+echo "== projection $(date +%T)"
+# Debian's python3 (numpy from python3-numpy); one BLAS thread, so that
+# the sums, and so the projection, are the same on every run.
+OPENBLAS_NUM_THREADS=1 /usr/bin/python3 "$HERE/project.py" "$OUT" "$PROJ" "${specs[@]}"
+
+ls -l "$OUT" "$PROJ"
 echo "== check $(date +%T)"
 python3 "$HERE/check.py" "$OUT"
