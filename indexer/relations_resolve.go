@@ -275,8 +275,10 @@ func (r *relater) loadName(name string) {
 }
 
 // vanished drops the imports of the files a commit deleted or renamed
-// away, and returns, as deletions, the entities still live in them that
-// its entity changes did not delete:
+// away, and the imports of them (a file that does not change keeps its
+// import statement, but it names nothing any more; one the commit
+// changes is read again after this), and returns, as deletions, the
+// entities still live in them that its entity changes did not delete:
 // those of a file renamed to a path whose language has no grammar (or that
 // is vendored), whose entities the entity stage no longer sees. They are
 // gone from the code, so are their relationships; the symbols go too.
@@ -292,6 +294,7 @@ func (r *relater) vanished(c *model.Commit) []model.EntityChange {
 			continue
 		}
 		r.drop(FileNode(gone))
+		r.dropTo(FileNode(gone))
 		for _, s := range slices.Clone(r.entitiesIn(gone)) {
 			r.removeSym(s)
 			out = append(out, model.EntityChange{Path: s.path, Language: s.lang, Kind: s.kind, Name: s.name,
@@ -445,6 +448,18 @@ func (r *relater) drop(from string) {
 	}
 	delete(r.out, from)
 	r.loaded[from] = true
+}
+
+// dropTo removes all relationships to a node.
+func (r *relater) dropTo(to string) {
+	for _, src := range r.incoming(to) {
+		m := r.edges(src)
+		for k, c := range m {
+			if k.to == to {
+				r.add(src, k, c, true)
+			}
+		}
+	}
 }
 
 // retarget moves the relationships to an entity that a commit deleted:
