@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/understand/entity"
@@ -120,9 +121,11 @@ func relativeImport(lang string, im entity.Import) bool {
 		return im.Local
 	case "Rust":
 		// mod m; and use crate::…, self::…, super::…: the crate's own
-		// modules, or items of them (use super::f in a test module).
+		// modules, or items of them (use super::f in a test module); a
+		// path from a capitalised name starts at a type in scope (use
+		// Token::* takes an enum's variants), as crates are lower case.
 		first, _, _ := strings.Cut(im.Path, "::")
-		return im.Local || first == "crate" || first == "self" || first == "super"
+		return im.Local || first == "crate" || first == "self" || first == "super" || first != "" && unicode.IsUpper(rune(first[0]))
 	}
 	return false
 }

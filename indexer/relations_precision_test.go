@@ -111,14 +111,15 @@ func TestRubyScopes(t *testing.T) {
 }
 
 // TestRustUseOfItems: "use super::f" in a file's test module names an
-// item of the file, not a module; "use crate::a::b" the file a.rs.
+// item of the file, and "use Token::*" the variants of an enum in scope,
+// not modules; "use crate::a::b" the file a.rs.
 func TestRustUseOfItems(t *testing.T) {
 	got := syncedRelations(t, map[string]string{
 		"src/main.rs": "mod walk;\n\nfn main() {\n    walk::scan();\n}\n",
-		"src/walk.rs": "use crate::walk::scan as s;\n\npub fn scan() {}\n\n#[cfg(test)]\nmod tests {\n    use super::scan;\n\n    #[test]\n    fn t() {\n        scan();\n    }\n}\n",
+		"src/walk.rs": "use crate::walk::scan as s;\n\nenum Token {\n    A,\n}\n\npub fn scan() {\n    use Token::*;\n    let _ = A;\n}\n\n#[cfg(test)]\nmod tests {\n    use super::scan;\n\n    #[test]\n    fn t() {\n        scan();\n    }\n}\n",
 	})
 	for _, r := range got {
-		if strings.Contains(r, "module:super::") || strings.Contains(r, "module:crate::") {
+		if strings.Contains(r, "module:super::") || strings.Contains(r, "module:crate::") || strings.Contains(r, "module:Token") {
 			t.Errorf("%q names an item of the crate as a module", r)
 		}
 	}
