@@ -135,3 +135,30 @@ func TestPHPRequireOfDir(t *testing.T) {
 	checkRelations(t, got, []string{"IMPORTS file:tests/bootstrap.php -> module:vendor/autoload.php"},
 		[]string{"IMPORTS file:tests/bootstrap.php -> module:/../vendor/autoload.php"})
 }
+
+// TestImportsOfMergeResolutions: a branch adds an import to a file and
+// the merge keeps the mainline's version of it. Git's combined diff of
+// the merge does not show the file (it equals one parent), so commit
+// order leaves the branch's import; the sync's end reads the imports of
+// the files whose last version it read is not the head's.
+func TestImportsOfMergeResolutions(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("a.js", "var x = require('x');\n\nfunction a() {\n  return x;\n}\n")
+	repo.Commit("add a")
+	repo.Git("checkout", "-q", "-b", "topic")
+	repo.Write("a.js", "var x = require('x');\nvar assert = require('assert');\n\nfunction a() {\n  assert(x);\n  return x;\n}\n")
+	repo.Commit("assert in a")
+	repo.Git("checkout", "-q", "main")
+	repo.Write("b.js", "var a = require('./a');\n")
+	repo.Commit("add b")
+	repo.TryGit("merge", "-q", "--no-ff", "--no-commit", "topic")
+	repo.Git("checkout", "main", "--", "a.js")
+	repo.Commit("merge topic, keeping a.js")
+	st := openStore(t)
+	g := openGraph(t)
+	sync(t, repo.Dir, st, Options{Graph: g})
+	got := current(t, st)
+	checkRelations(t, got, []string{"IMPORTS file:a.js -> module:x", "IMPORTS file:b.js -> file:a.js"},
+		[]string{"IMPORTS file:a.js -> module:assert"})
+	checkGraphMatches(t, st, g)
+}
