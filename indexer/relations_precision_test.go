@@ -162,3 +162,24 @@ func TestImportsOfMergeResolutions(t *testing.T) {
 		[]string{"IMPORTS file:a.js -> module:assert"})
 	checkGraphMatches(t, st, g)
 }
+
+// TestCallsOfCPlusPlusHeadersReadAsC: a .h file that go-enry calls C but
+// that holds C++ (past its first 8 KiB, which go-enry reads) is parsed
+// with the C grammar, which makes a function of
+// an enum class and the template after it: no calls come from it. A C
+// header keeps its calls.
+func TestCallsOfCPlusPlusHeadersReadAsC(t *testing.T) {
+	got := syncedRelations(t, map[string]string{
+		"lib.c": "#include \"lib.h\"\n\nvoid report_error(const char* m)\n{\n\t(void)m;\n}\n",
+		// go-enry reads a header's first 8 KiB: a long licence keeps it C.
+		"base.h": "/*\n" + strings.Repeat(" * Licence text.\n", 600) + " */\n#include <stdio.h>\n\nvoid report_error(const char* m);\n\nenum class state { start, align };\n\n" +
+			"template <typename Char>\nint parse_specs(const Char* begin)\n{\n\treport_error(\"invalid\");\n\treturn 0;\n}\n",
+		"plain.h": "#include <stdio.h>\n\nvoid report_error(const char* m);\n\nstatic inline int check(int x)\n{\n\tif (x < 0)\n\t\treport_error(\"negative\");\n\treturn x;\n}\n",
+	})
+	checkRelations(t, got, []string{"CALLS plain.h#check -> lib.c#report_error", "IMPORTS file:base.h -> module:stdio.h"}, nil)
+	for _, r := range got {
+		if strings.HasPrefix(r, "CALLS base.h#") {
+			t.Errorf("%q comes from a C++ header parsed as C", r)
+		}
+	}
+}
