@@ -107,14 +107,17 @@ func (r *relater) refreshImports(h *heads, paths []string) error {
 	return nil
 }
 
-// heads are the tracked branches' head trees, the default branch's first.
+// heads are the files of the tracked branches' heads: each path's blob,
+// the default branch's first. Each tree is walked once: a lookup per path
+// (Tree.FindEntry) decodes the trees on its way every time, which on
+// git/git's thousands of paths cost more than the rest of the end.
 type heads struct {
 	repo  *git.Repository
-	trees []*object.Tree
+	files []map[string]plumbing.Hash
 }
 
 // openHeads opens the repository at root (extract.Repo.Root: its work
-// tree, or the bare repository itself) and the branches' head trees.
+// tree, or the bare repository itself) and reads the branches' head trees.
 func openHeads(root string, branches []BranchResult) (*heads, error) {
 	probe, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
@@ -136,23 +139,46 @@ func openHeads(root string, branches []BranchResult) (*heads, error) {
 		if b.Head == "" {
 			continue
 		}
-		commit, err := repo.CommitObject(plumbing.NewHash(b.Head))
+		files, err := headFiles(repo, b)
 		if err != nil {
-			return nil, fmt.Errorf("head of %s: %w", b.Name, err)
+			return nil, err
 		}
-		tree, err := commit.Tree()
-		if err != nil {
-			return nil, fmt.Errorf("tree of %s: %w", b.Name, err)
-		}
-		h.trees = append(h.trees, tree)
+		h.files = append(h.files, files)
 	}
 	return h, nil
 }
 
+// headFiles returns the blob of each file in a branch's head tree.
+func headFiles(repo *git.Repository, b BranchResult) (map[string]plumbing.Hash, error) {
+	commit, err := repo.CommitObject(plumbing.NewHash(b.Head))
+	if err != nil {
+		return nil, fmt.Errorf("head of %s: %w", b.Name, err)
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("tree of %s: %w", b.Name, err)
+	}
+	files := map[string]plumbing.Hash{}
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if err == io.EOF {
+			return files, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tree of %s: %w", b.Name, err)
+		}
+		if e.Mode.IsFile() {
+			files[name] = e.Hash
+		}
+	}
+}
+
 // has reports whether a path is in one of the head trees.
 func (h *heads) has(p string) bool {
-	for _, t := range h.trees {
-		if _, err := t.FindEntry(p); err == nil {
+	for _, f := range h.files {
+		if _, ok := f[p]; ok {
 			return true
 		}
 	}
@@ -161,14 +187,14 @@ func (h *heads) has(p string) bool {
 
 // blob returns the hash of a file in the default branch's head tree.
 func (h *heads) blob(p string) (string, bool) {
-	if len(h.trees) == 0 {
+	if len(h.files) == 0 {
 		return "", false
 	}
-	e, err := h.trees[0].FindEntry(p)
-	if err != nil || !e.Mode.IsFile() {
+	hash, ok := h.files[0][p]
+	if !ok {
 		return "", false
 	}
-	return e.Hash.String(), true
+	return hash.String(), true
 }
 
 // read returns a blob's content.
