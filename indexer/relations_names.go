@@ -124,6 +124,9 @@ func boundNames(im entity.Import) []string {
 // resolveCall returns the definition a call means, and how sure that is.
 func (r *relater) resolveCall(caller *sym, c entity.Call, fx *fileCtx) (*sym, float64) {
 	if c.New {
+		if c.Qual != "" && fx.external[c.Qual] && caller.lang != "Ruby" {
+			return nil, 0 // pathlib.Path(…): a class of an outside module
+		}
 		return r.constructor(caller, c, fx)
 	}
 	cands := r.callables(c.Name, caller.lang)

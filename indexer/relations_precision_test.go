@@ -54,7 +54,8 @@ func TestCallsOfNestedCFunctions(t *testing.T) {
 // TestPythonImportScopes: in a package, "import types" is the standard
 // library's, not a sibling module (Python 3 has no implicit relative
 // imports); beside a script it is the sibling. "import pkg.sub" binds
-// pkg, so pkg.f() is the package's f, never sub's.
+// pkg, so pkg.f() is the package's f, never sub's; pathlib.Path() is
+// pathlib's class, never the repository's only Path.
 func TestPythonImportScopes(t *testing.T) {
 	got := syncedRelations(t, map[string]string{
 		"src/pkg/__init__.py": "from .term import pager as pager\n",
@@ -64,12 +65,15 @@ func TestPythonImportScopes(t *testing.T) {
 		"scripts/helper.py":   "def help():\n    return 4\n",
 		"scripts/run.py":      "import helper\n\n\ndef main():\n    return helper.help()\n",
 		"tests/test_pkg.py":   "import pkg\nimport pkg.impl\n\n\ndef test_pager():\n    return pkg.pager()\n",
+		"src/pkg/paths.py":    "class Path:\n    def __init__(self, p):\n        self.p = p\n",
+		"tests/test_paths.py": "import pathlib\n\n\ndef test_path():\n    return pathlib.Path(\"/tmp\")\n",
 	})
 	checkRelations(t, got,
 		[]string{"IMPORTS file:src/pkg/impl.py -> module:types", "IMPORTS file:scripts/run.py -> file:scripts/helper.py",
 			"CALLS scripts/run.py#main -> scripts/helper.py#help"},
 		[]string{"IMPORTS file:src/pkg/impl.py -> file:src/pkg/types.py",
-			"CALLS tests/test_pkg.py#test_pager -> src/pkg/impl.py#pager"})
+			"CALLS tests/test_pkg.py#test_pager -> src/pkg/impl.py#pager",
+			"CALLS tests/test_paths.py#test_path -> src/pkg/paths.py#Path.__init__"})
 }
 
 // TestImportsOfDeletedFiles: a file deleted takes the imports of it
