@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gitmemory/gitmemory/internal/gittest"
+	"github.com/gitmemory/gitmemory/memory"
 	"github.com/gitmemory/gitmemory/retrieve"
 )
 
@@ -89,4 +91,55 @@ func normal(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestRelationshipsIncludeCode: an entity's relationships hold its code
+// relationships too (seed 003's CALLS, IMPORTS, IMPLEMENTS, EXTENDS), and
+// a type filter narrows them, in process and over HTTP alike.
+func TestRelationshipsIncludeCode(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("go.mod", "module example.com/shapes\n")
+	g.Write("lib/lib.go", "package lib\n\ntype Shape interface {\n\tArea() int\n}\n\nfunc Scale(n int) int {\n\treturn 2 * n\n}\n")
+	g.Write("main.go", "package main\n\nimport \"example.com/shapes/lib\"\n\ntype Square struct{ n int }\n\n"+
+		"func (s *Square) Area() int { return lib.Scale(s.n) }\n\nfunc main() {\n\ts := &Square{n: 2}\n\t_ = s.Area()\n}\n")
+	g.Commit("feat: squares")
+	h, err := memory.OpenHome(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := h.Add(ctx, g.Dir, memory.AddOptions{Name: "shapes"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Sync(ctx, "shapes", memory.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	local := NewLocal(h)
+	c := serve(t, local, ServerOptions{})
+	cases := []struct {
+		name  string
+		types []string
+		want  []string
+	}{
+		{"main.go#main.Square.Area", []string{"CALLS"}, []string{
+			"CALLS entity:main.go#main.Square.Area -> entity:lib/lib.go#lib.Scale",
+			"CALLS entity:main.go#main.main -> entity:main.go#main.Square.Area"}},
+		{"Scale", []string{"IMPORTS"}, []string{"IMPORTS file:main.go -> module:./lib"}},
+		{"Shape", []string{"IMPLEMENTS", "EXTENDS"}, []string{"IMPLEMENTS entity:main.go#main.Square -> entity:lib/lib.go#lib.Shape"}},
+	}
+	for _, tc := range cases {
+		for name, s := range map[string]Service{"in process": local, "over HTTP": c} {
+			rs, err := s.Relationships(ctx, RelationshipsRequest{Repo: "shapes", Name: tc.name, Types: tc.types})
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, tc.name, err)
+			}
+			var got []string
+			for _, r := range rs {
+				got = append(got, r.Type+" "+r.From+" -> "+r.To)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%s %s %v:\n got %q\nwant %q", name, tc.name, tc.types, got, tc.want)
+			}
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/understand/entity"
@@ -97,8 +98,13 @@ func (r *relater) resolveImport(from, lang string, im entity.Import) (string, []
 		return "", nil // a file of the repository that is not there: no module either
 	}
 	name := im.Path
-	if lang == "Python" && im.Level > 0 {
+	switch {
+	case lang == "Python" && im.Level > 0:
 		name = strings.Repeat(".", im.Level) + name
+	case lang == "PHP" && im.Local:
+		// require __DIR__ . '/../vendor/autoload.php': a file outside the
+		// repository (or not in it yet), named by its path from the root.
+		name = path.Join(path.Dir(from), im.Path)
 	}
 	return moduleNode(name), nil
 }
@@ -111,8 +117,15 @@ func relativeImport(lang string, im entity.Import) bool {
 		return strings.HasPrefix(im.Path, ".") || strings.HasPrefix(im.Path, "/")
 	case "Python":
 		return im.Level > 0
-	case "Ruby", "Rust":
+	case "Ruby":
 		return im.Local
+	case "Rust":
+		// mod m; and use crate::…, self::…, super::…: the crate's own
+		// modules, or items of them (use super::f in a test module); a
+		// path from a capitalised name starts at a type in scope (use
+		// Token::* takes an enum's variants), as crates are lower case.
+		first, _, _ := strings.Cut(im.Path, "::")
+		return im.Local || first == "crate" || first == "self" || first == "super" || first != "" && unicode.IsUpper(rune(first[0]))
 	}
 	return false
 }
@@ -226,9 +239,14 @@ func (r *relater) pythonModule(from string, im entity.Import) string {
 		return r.existing(path.Join(p, "__init__.py"))
 	}
 	if !strings.Contains(rel, "/") {
-		// A top-level module: beside the importing script, or at a source
-		// root; elsewhere it is not importable by this name.
+		// A top-level module: at a source root, or beside the importing
+		// script; elsewhere it is not importable by this name. A module of
+		// a package is no script: Python 3 has no implicit relative
+		// imports, so its "import types" is the standard library's.
 		dir := path.Dir(from)
+		if r.isLive(path.Join(dir, "__init__.py")) {
+			return r.firstOf(rel+".py", "src/"+rel+".py", rel+"/__init__.py", "src/"+rel+"/__init__.py")
+		}
 		return r.firstOf(path.Join(dir, rel+".py"), rel+".py", "src/"+rel+".py", path.Join(dir, rel, "__init__.py"),
 			rel+"/__init__.py", "src/"+rel+"/__init__.py")
 	}

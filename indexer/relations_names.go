@@ -63,6 +63,11 @@ func (r *relater) fileContext(p, lang string, header []entity.Import) *fileCtx {
 			continue
 		}
 		fx.files = append(fx.files, files...)
+		if top, ok := pythonTopName(lang, im); ok {
+			// import a.b binds a: a.f() is package a's f, never a.b's.
+			_, files = r.resolveImport(p, lang, entity.Import{Path: top})
+			im.Alias = top
+		}
 		if len(files) == 0 {
 			for _, n := range boundNames(im) {
 				fx.external[n] = true
@@ -91,6 +96,16 @@ func (r *relater) fileContext(p, lang string, header []entity.Import) *fileCtx {
 	return fx
 }
 
+// pythonTopName returns the package that a Python "import a.b" (without
+// "as") binds: a.
+func pythonTopName(lang string, im entity.Import) (string, bool) {
+	if lang != "Python" || im.Level > 0 || len(im.Names) > 0 {
+		return "", false
+	}
+	top, _, dotted := strings.Cut(im.Path, ".")
+	return top, dotted && im.Alias == top
+}
+
 // boundNames are the local names an import binds.
 func boundNames(im entity.Import) []string {
 	var out []string
@@ -109,6 +124,9 @@ func boundNames(im entity.Import) []string {
 // resolveCall returns the definition a call means, and how sure that is.
 func (r *relater) resolveCall(caller *sym, c entity.Call, fx *fileCtx) (*sym, float64) {
 	if c.New {
+		if c.Qual != "" && fx.external[c.Qual] && caller.lang != "Ruby" {
+			return nil, 0 // pathlib.Path(…): a class of an outside module
+		}
 		return r.constructor(caller, c, fx)
 	}
 	cands := r.callables(c.Name, caller.lang)
@@ -152,12 +170,21 @@ func (r *relater) resolveCall(caller *sym, c entity.Call, fx *fileCtx) (*sym, fl
 		return unique(filter(cands, func(s *sym) bool { return inFiles(s, files) && s.kind == "function" }), byScope)
 	}
 	if t, _ := r.findType(c.Qual, "", caller, fx, classKinds); t != nil {
+		if !rootedOK(c, t) {
+			return nil, 0
+		}
 		return r.method(t, t.name, c.Name, caller, 0)
 	}
 	if c.Static {
 		return r.inModule(c.Qual, cands, caller)
 	}
 	return nil, 0
+}
+
+// rootedOK reports whether a type found for a call's qualifier may be
+// the one it names: ::Logger names a top-level Logger only.
+func rootedOK(c entity.Call, t *sym) bool {
+	return !c.Rooted || t.scope == ""
 }
 
 // callables returns the live functions and methods with a name, in the
@@ -197,8 +224,15 @@ func (r *relater) unqualified(caller *sym, name string, cands []*sym, fx *fileCt
 		}
 	}
 	switch lang {
-	case "C", "C++", "PHP", "Ruby":
+	case "C", "C++", "PHP":
 		return unique(filter(funcs, func(s *sym) bool { return !s.static }), byUnique)
+	case "Ruby":
+		// A top-level def is global once its file is loaded, but the
+		// repository's only one of a name is as often a spec's helper
+		// that the caller never loads (a DSL method such as use, or a
+		// method its class mixes in, is what the call means): only one
+		// of a file the caller requires counts.
+		return unique(filter(funcs, func(s *sym) bool { return includes(fx, s.path) }), byUnique)
 	}
 	return nil, 0
 }
@@ -326,7 +360,7 @@ func (r *relater) constructor(caller *sym, c entity.Call, fx *fileCtx) (*sym, fl
 		class, qual = c.Qual, ""
 	}
 	t, _ := r.findType(class, qual, caller, fx, []string{"class", "struct"})
-	if t == nil {
+	if t == nil || !rootedOK(c, t) {
 		return nil, 0
 	}
 	var names []string

@@ -3,6 +3,7 @@ package indexer
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 
 	"github.com/gitmemory/gitmemory/model"
@@ -77,6 +78,11 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 			}
 		}
 	}
+	// A header that go-enry calls C but that holds C++ (fmt's base.h,
+	// gtest.h) is parsed with the C grammar, which makes functions of
+	// templates, enum classes and macro-prefixed declarations: their
+	// calls would come from entities that do not exist.
+	noCalls := fc.Language == "C" && strings.HasSuffix(fc.Path, ".h") && looksLikeCPlusPlus(new)
 	var all []entity.Entity // the version's entities, where calls need them
 	first := 0              // the first definition's line
 	types := false          // a class-like entity changed: its bases resolve through the imports
@@ -92,7 +98,7 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 		e := entity.Entity{Kind: entity.Kind(c.Kind), Name: c.Name, StartLine: c.StartLine, EndLine: c.EndLine}
 		switch e.Kind {
 		case entity.KindFunction, entity.KindMethod:
-			if filtered && c.Action == model.EntityModified && !within(edited, c.StartLine, c.EndLine) {
+			if noCalls || filtered && c.Action == model.EntityModified && !within(edited, c.StartLine, c.EndLine) {
 				continue // no call can have changed: its state stands
 			}
 			if all == nil {
@@ -208,6 +214,21 @@ func within(lines []int, start, end int) bool {
 	for _, l := range lines {
 		if l >= start-1 && l <= end+1 {
 			return true
+		}
+	}
+	return false
+}
+
+// cPlusPlusLine matches a line only C++ writes: a template, a namespace,
+// a class, an access specifier, a name of the standard library.
+var cPlusPlusLine = regexp.MustCompile(`(?m)^[ \t]*(template[ \t]*<|namespace[ \t]+\w+[ \t]*\{|class[ \t]+\w+[^;(]*$|(public|private|protected)[ \t]*:[ \t]*$)|\bstd::\w`)
+
+// looksLikeCPlusPlus reports whether a source has a line only C++ writes.
+// The words are looked for first: most C headers have none of them.
+func looksLikeCPlusPlus(src []byte) bool {
+	for _, w := range [][]byte{[]byte("template"), []byte("namespace"), []byte("class"), []byte("std::")} {
+		if bytes.Contains(src, w) {
+			return cPlusPlusLine.Match(src)
 		}
 	}
 	return false

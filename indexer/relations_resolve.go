@@ -42,11 +42,12 @@ type relater struct {
 	byBase       map[string][]string
 	byLowerBase  map[string][]string
 	filesLoaded  bool
-	pending      map[string]bool   // paths this sync changed before the known ones were read
-	touched      map[string]bool   // paths this sync made live
-	merged       bool              // the sync met a merge (see reconcile)
-	goMod        string            // the module path in the repository's go.mod
-	goPkgs       map[string]string // Go package name by directory
+	pending      map[string]bool        // paths this sync changed before the known ones were read
+	touched      map[string]bool        // paths this sync made live
+	merged       bool                   // the sync met a merge (see reconcile)
+	seen         map[string]seenVersion // the version of each path whose facts were read last
+	goMod        string                 // the module path in the repository's go.mod
+	goPkgs       map[string]string      // Go package name by directory
 	goPkgsLoaded bool
 
 	out    map[string]map[relKey]float64 // current relationships by source node
@@ -73,6 +74,9 @@ type sym struct {
 	sig    string
 }
 
+// seenVersion is a file version whose facts the relater read.
+type seenVersion struct{ blob, lang string }
+
 // relKey is a relationship from a known source.
 type relKey struct{ kind, to string }
 
@@ -88,7 +92,8 @@ func newRelater(ctx context.Context, st *store.Store, root string) *relater {
 	r := &relater{ctx: ctx, st: st, syms: map[string]*sym{}, byName: map[string][]*sym{}, named: map[string]bool{},
 		byPath: map[string][]*sym{}, pathed: map[string]bool{},
 		files: map[string]int8{}, byBase: map[string][]string{}, byLowerBase: map[string][]string{}, goPkgs: map[string]string{},
-		out: map[string]map[relKey]float64{}, loaded: map[string]bool{}, in: map[string]map[string]bool{}}
+		seen: map[string]seenVersion{},
+		out:  map[string]map[relKey]float64{}, loaded: map[string]bool{}, in: map[string]map[string]bool{}}
 	var n int
 	if err := st.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commits)`).Scan(&n); err != nil {
 		r.err = err
@@ -118,6 +123,7 @@ func (r *relater) commit(u *model.Understood, facts []*fileFacts) {
 	for _, f := range facts {
 		if f != nil {
 			byPath[f.fc.Path] = f
+			r.seen[f.fc.Path] = seenVersion{f.fc.NewBlob, f.fc.Language}
 			r.fileRelations(f)
 		}
 	}
@@ -275,8 +281,10 @@ func (r *relater) loadName(name string) {
 }
 
 // vanished drops the imports of the files a commit deleted or renamed
-// away, and returns, as deletions, the entities still live in them that
-// its entity changes did not delete:
+// away, and the imports of them (a file that does not change keeps its
+// import statement, but it names nothing any more; one the commit
+// changes is read again after this), and returns, as deletions, the
+// entities still live in them that its entity changes did not delete:
 // those of a file renamed to a path whose language has no grammar (or that
 // is vendored), whose entities the entity stage no longer sees. They are
 // gone from the code, so are their relationships; the symbols go too.
@@ -292,6 +300,7 @@ func (r *relater) vanished(c *model.Commit) []model.EntityChange {
 			continue
 		}
 		r.drop(FileNode(gone))
+		r.dropTo(FileNode(gone))
 		for _, s := range slices.Clone(r.entitiesIn(gone)) {
 			r.removeSym(s)
 			out = append(out, model.EntityChange{Path: s.path, Language: s.lang, Kind: s.kind, Name: s.name,
@@ -445,6 +454,18 @@ func (r *relater) drop(from string) {
 	}
 	delete(r.out, from)
 	r.loaded[from] = true
+}
+
+// dropTo removes all relationships to a node.
+func (r *relater) dropTo(to string) {
+	for _, src := range r.incoming(to) {
+		m := r.edges(src)
+		for k, c := range m {
+			if k.to == to {
+				r.add(src, k, c, true)
+			}
+		}
+	}
 }
 
 // retarget moves the relationships to an entity that a commit deleted:

@@ -168,7 +168,7 @@ func (s *server) entitySearch(ctx context.Context, in EntitySearchInput) (*answe
 // RelationshipsInput names an entity and the edge types wanted.
 type RelationshipsInput struct {
 	EntityName string   `json:"entity_name" jsonschema:"a function, method or type name, qualified name or path#qualified key"`
-	Types      []string `json:"types,omitempty" jsonschema:"INTRODUCES, MODIFIES, VERIFIED_BY, CO_EVOLVES_WITH; default all"`
+	Types      []string `json:"types,omitempty" jsonschema:"INTRODUCES, MODIFIES, VERIFIED_BY, CO_EVOLVES_WITH, CALLS, IMPORTS, IMPLEMENTS, EXTENDS; default all"`
 	Repository string   `json:"repository,omitempty" jsonschema:"a registered repository's name; may be omitted when only one is registered"`
 }
 

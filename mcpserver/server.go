@@ -48,6 +48,10 @@ const instructions = `gitmemory indexes the git history of registered repositori
 	`Use gitmemory_query for why/how/when questions, gitmemory_entity_history and gitmemory_history ` +
 	`for how one function, class or file evolved, gitmemory_recent_changes for what changed lately, ` +
 	`and gitmemory_lookup before a change to find the related recent ones. ` +
+	`For direct access: gitmemory_commit shows one commit, gitmemory_log lists commits by range, dates and author, ` +
+	`gitmemory_entity_search finds functions and types by name and kind, gitmemory_relationships lists an entity's ` +
+	`edges (its commits, tests, and what it calls, imports, implements or extends and the reverse), and ` +
+	`gitmemory_health checks a repository's memory. ` +
 	`Name a repository by its registered name; it may be omitted when only one is registered. ` +
 	`Every answer fits token_budget (default 4000) and says what it left out.`
 

@@ -59,6 +59,11 @@ func TestListTools(t *testing.T) {
 	if !slices.Equal(names, toolNames) {
 		t.Fatalf("tools = %v, want %v", names, toolNames)
 	}
+	for _, name := range names {
+		if !strings.Contains(instructions, name) {
+			t.Errorf("the server's instructions never mention %s", name)
+		}
+	}
 	want := map[string]struct{ required, optional []string }{
 		"gitmemory_query": {[]string{"query"}, []string{"repository", "token_budget", "max_results", "full",
 			"seed_order", "include_diffs", "include_tests", "recency_weight", "date_range"}},

@@ -20,6 +20,9 @@ type CodeRelations struct {
 	Callers   []Related `json:"callers,omitempty"`
 	Callees   []Related `json:"callees,omitempty"`
 	Importers []Related `json:"importers,omitempty"`
+	// Imported is the node the importers import: "file:<path>", or for
+	// Go "module:./<dir>" (its package).
+	Imported string `json:"imported,omitempty"`
 	// Bases are what it extends or implements, Derived what extends or
 	// implements it; Basis says which ("EXTENDS", "IMPLEMENTS").
 	Bases   []Related      `json:"bases,omitempty"`
@@ -59,7 +62,7 @@ func codeRelations(ctx context.Context, st *store.Store, e store.Entity, limit i
 		}
 		return ok
 	}
-	c := &CodeRelations{Counts: map[string]int{}}
+	c := &CodeRelations{Counts: map[string]int{}, Imported: target}
 	for _, r := range out {
 		if !live(r.To) {
 			continue

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gitmemory/gitmemory/model"
 )
 
 // Relationship is seed 003's Relationship: an edge of the knowledge graph
@@ -18,12 +20,15 @@ type Relationship struct {
 }
 
 // RelationshipTypes are the types Relationships answers.
-var RelationshipTypes = []string{"INTRODUCES", "MODIFIES", "VERIFIED_BY", "CO_EVOLVES_WITH"}
+var RelationshipTypes = []string{"INTRODUCES", "MODIFIES", "VERIFIED_BY", "CO_EVOLVES_WITH",
+	model.Calls, model.Imports, model.Implements, model.Extends}
 
 // Relationships lists the edges at the entity a name means (seed 003's
 // entities.relationships): the commits that introduced and modified it,
-// its tests and what changes with it, of the types asked for (all when
-// none).
+// its tests, what changes with it and its code relationships at the
+// newest version (its calls and callers, the imports of its file or Go
+// package, the types it extends or implements and those that extend or
+// implement it), of the types asked for (all when none).
 func (h *Home) Relationships(ctx context.Context, repo, name string, types []string, opts EntityOptions) ([]Relationship, error) {
 	if err := CheckRelationshipTypes(types); err != nil {
 		return nil, err
@@ -52,7 +57,36 @@ func (h *Home) Relationships(ctx context.Context, repo, name string, types []str
 				Basis: fmt.Sprintf("%d shared commits", x.Shared)})
 		}
 	}
+	if r.Code != nil {
+		out = append(out, codeRelationships(node, r.Code, want)...)
+	}
 	return out, nil
+}
+
+// codeRelationships are an entity's code relationships as edges.
+func codeRelationships(node string, c *CodeRelations, want func(string) bool) []Relationship {
+	var out []Relationship
+	add := func(kind, from, to string, conf float64) {
+		if want(kind) {
+			out = append(out, Relationship{Type: kind, From: from, To: to, Confidence: conf})
+		}
+	}
+	for _, x := range c.Callees {
+		add(model.Calls, node, x.ID, x.Confidence)
+	}
+	for _, x := range c.Callers {
+		add(model.Calls, x.ID, node, x.Confidence)
+	}
+	for _, x := range c.Importers {
+		add(model.Imports, x.ID, c.Imported, x.Confidence)
+	}
+	for _, x := range c.Bases {
+		add(x.Basis, node, x.ID, x.Confidence)
+	}
+	for _, x := range c.Derived {
+		add(x.Basis, x.ID, node, x.Confidence)
+	}
+	return out
 }
 
 // CheckRelationshipTypes rejects a type Relationships does not answer.

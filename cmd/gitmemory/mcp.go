@@ -25,8 +25,11 @@ runs (it keeps them current), else from the stores directly.
 
 Tools: gitmemory_query (a question, answered with a Context Pack within
 token_budget), gitmemory_entity_history, gitmemory_recent_changes,
-gitmemory_lookup and gitmemory_history. The repository argument is the name
-of a registered repository; it may be left out when only one is registered.
+gitmemory_lookup and gitmemory_history; for direct access gitmemory_commit,
+gitmemory_log, gitmemory_entity_search and gitmemory_relationships (an
+entity's commits, tests and code relationships); and gitmemory_health. The
+repository argument is the name of a registered repository; it may be left
+out when only one is registered.
 
 Configure an assistant with a command and arguments, e.g. in Claude Code:
   claude mcp add gitmemory -- gitmemory mcp

@@ -36,6 +36,9 @@ type Call struct {
 	// Static marks a qualifier joined by "::" (Rust, C++, PHP, Ruby):
 	// a type, module or namespace rather than a value.
 	Static bool
+	// Rooted marks a qualifier written from the top-level scope
+	// (Ruby's ::Logger.new, C++'s ::ns::f()): never a nested one.
+	Rooted bool
 }
 
 // Source is one file version, read for relationship facts.
@@ -86,12 +89,14 @@ func (s *Source) lineText(from, to int) []byte {
 // isCallable reports whether an entity kind makes calls of its own.
 func isCallable(k Kind) bool { return k == KindFunction || k == KindMethod }
 
-// needsNesting reports whether a language's functions may hold other
+// NeedsNesting reports whether a language's functions may hold other
 // entities whose calls are theirs (Python's nested defs, a Java method's
-// local class), so that Calls needs all the file's entities.
+// local class; in C, GNU nested functions and what tree-sitter's error
+// recovery makes of a preprocessor tangle: a function parsed inside the
+// one before it), so that Calls needs all the file's entities.
 func NeedsNesting(lang string) bool {
 	switch lang {
-	case "C", "Go", "C#":
+	case "Go", "C#":
 		return false
 	}
 	return true
@@ -307,6 +312,7 @@ func (r *callReader) qualify(c *Call, sep int) bool {
 		if q > 0 && (r.is(q-1, ".") || r.is(q-1, "->") || r.is(q-1, "?.") || r.is(q-1, "::") && r.ident(q-2)) {
 			c.Chained = true
 		}
+		c.Rooted = r.is(q-1, "::") && !r.ident(q-2) && !r.is(q-2, ">")
 		if r.lang == "Ruby" && r.text(sep+1) == "new" {
 			c.New = true
 		}

@@ -276,6 +276,8 @@ func TestBases(t *testing.T) {
 		{"JavaScript", KindClass, "class A extends mixin(B)", ""},
 		{"PHP", KindClass, `class User extends \App\Model implements Named, \JsonSerializable`, "App.Model +Named +JsonSerializable"},
 		{"C#", KindClass, "public class Circle<T> : Shape, IShape where T : new()", "Shape IShape"},
+		{"C#", KindClass, "internal static class DefaultPredicates<TArgs, TResult> where TArgs : IOutcomeArguments<TResult>", ""},
+		{"Rust", KindInterface, "pub trait Visit<T> where T: Clone", ""},
 		{"C++", KindClass, "template <typename T> class A final : public B<T>, private virtual ns::C", "B ns.C"},
 		{"C++", KindStruct, "struct Point", ""},
 		{"Python", KindClass, "class Shape(Base, abc.ABC, metaclass=Meta):", "Base abc.ABC"},

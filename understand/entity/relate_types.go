@@ -76,8 +76,8 @@ func (b *baseReader) read() []Base {
 				b.list(i+1, false, ",")
 				break
 			}
-			if b.is(i, "(") {
-				break // a primary constructor's parameters (C# records)
+			if b.is(i, "(") || b.lang == "C#" && b.is(i, "where") {
+				break // a primary constructor's parameters (C# records), or type constraints
 			}
 		}
 	case "Python":
@@ -103,6 +103,9 @@ func (b *baseReader) read() []Base {
 			if b.is(i, ":") {
 				b.list(i+1, false, "+")
 				break
+			}
+			if b.is(i, "where") {
+				break // constraints on the type's parameters, not supertraits
 			}
 		}
 	}
