@@ -26,6 +26,8 @@ type change struct {
 	from, to      side
 	status        model.ChangeStatus
 	similarity    int
+	// follow is the path git log --follow continues with (FileChange.Follow).
+	follow string
 }
 
 func (r *Repo) tree(h plumbing.Hash) (*tree, error) {
