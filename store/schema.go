@@ -358,4 +358,8 @@ END;
 CREATE TABLE fingerprint_backfill (commit_id INTEGER PRIMARY KEY);
 INSERT INTO fingerprint_backfill SELECT id FROM commits;
 `,
+	// 9: the path git log --follow goes on with from a file a commit
+	// created (model.FileChange.Follow). Rows stored before it hold "", and
+	// history falls back on a rename's old path for them.
+	`ALTER TABLE file_changes ADD COLUMN follow TEXT NOT NULL DEFAULT ''`,
 }
