@@ -75,6 +75,7 @@ func (l *Local) Query(ctx context.Context, q QueryRequest) (*QueryResult, error)
 	if err != nil {
 		return nil, err
 	}
+	opts.IncludeRewritten = q.IncludeRewritten
 	s, err := l.Home.OpenSearcher(ctx, q.Repo, opts)
 	if err != nil {
 		return nil, err

@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/memory"
+	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/retrieve"
 )
 
@@ -104,8 +104,11 @@ func (a *app) lookup(ctx context.Context, args []string, f lookupFlags) error {
 	if err != nil {
 		return err
 	}
-	q := retrieve.LookupQuery{Paths: relativePaths(repo.Path, f.paths), Fingerprints: f.fingerprints,
-		Head: f.head, Days: f.days, Limit: f.limit}
+	paths, err := lookupPaths(repo.Path, f.paths)
+	if err != nil {
+		return err
+	}
+	q := retrieve.LookupQuery{Paths: paths, Fingerprints: f.fingerprints, Head: f.head, Days: f.days, Limit: f.limit}
 	if f.staged {
 		staged, err := stagedPaths(ctx, repo)
 		if err != nil {
@@ -151,20 +154,19 @@ func lookupRepo(ctx context.Context, h *memory.Home, args []string) (*memory.Rep
 	return h.Get(ctx, name)
 }
 
-// relativePaths makes absolute paths inside the work tree relative to it;
-// other paths are repository-relative already.
-func relativePaths(root string, paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = p
-		if !filepath.IsAbs(p) {
-			continue
+// lookupPaths makes --path arguments repository-relative as history does
+// (resolvePath: from the current directory inside the work tree).
+func lookupPaths(root string, args []string) ([]string, error) {
+	cwd, _ := os.Getwd()
+	out := make([]string, len(args))
+	for i, p := range args {
+		rel, _, err := resolvePath(root, cwd, p)
+		if err != nil {
+			return nil, err
 		}
-		if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			out[i] = filepath.ToSlash(rel)
-		}
+		out[i] = model.UnquotePath(rel)
 	}
-	return out
+	return out, nil
 }
 
 // stagedPaths lists the paths of the change staged in the repository's
