@@ -40,10 +40,6 @@ type HistoryEntry struct {
 	Rows     []HistoryRow
 }
 
-// maxFollowNames bounds the names a history gathers candidates under
-// (the path and the sources of its renames, transitively).
-const maxFollowNames = 256
-
 // History lists the live commits that changed a file, following its
 // renames as git log --follow does, or anything under a directory,
 // in git log's order: the commits are walked from the tracked heads
@@ -54,21 +50,30 @@ const maxFollowNames = 256
 // the rename, or older than it by the clock but walked before it, is
 // matched as git matches it. Merges are left out unless asked for, and
 // never switch names (git does not diff them).
+//
+// The walk reads the graph newest first a chunk of committer times at a
+// time, and the changes under the name it follows for each chunk it reads
+// (lookup_keys, by time): a history cut by its limit reads only the
+// recent part of both. It stops when every commit that could still match
+// has been walked.
 func (s *Store) History(ctx context.Context, o HistoryOptions) ([]HistoryEntry, error) {
 	if o.Path == "" {
 		return nil, fmt.Errorf("history: no path")
 	}
-	rows, left, err := s.historyCandidates(ctx, o.Path)
-	if err != nil || left == 0 {
+	f := &follower{st: s, name: o.Path, rows: map[int64][]HistoryRow{}, walked: map[int64]bool{}}
+	if err := f.setOldest(ctx); err != nil || f.oldest == math.MaxInt64 {
 		return nil, err
 	}
 	w, err := s.newWalk(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cur := o.Path
+	w.onLoad = f.fetch
 	var out []HistoryEntry
-	for left > 0 && (o.Limit <= 0 || len(out) < o.Limit) {
+	for o.Limit <= 0 || len(out) < o.Limit {
+		if w.low <= f.oldest && f.left == 0 {
+			break // every commit that could match is walked
+		}
 		n, err := w.next(ctx)
 		if err != nil {
 			return nil, err
@@ -76,31 +81,138 @@ func (s *Store) History(ctx context.Context, o HistoryOptions) ([]HistoryEntry, 
 		if n == nil {
 			break
 		}
-		rs, ok := rows[n.id]
+		f.walked[n.id] = true
+		rs, ok := f.rows[n.id]
 		if !ok || n.rewritten {
 			continue
 		}
-		left--
+		f.left--
 		var hit []HistoryRow
 		for _, r := range rs {
-			if touches(r, cur) {
+			if touches(r, f.name) {
 				hit = append(hit, r)
 			}
 		}
 		if len(hit) > 0 && (!n.merge || o.Merges) && n.time >= o.Since {
-			out = append(out, HistoryEntry{CommitID: n.id, Path: cur, Rows: hit})
+			out = append(out, HistoryEntry{CommitID: n.id, Path: f.name, Rows: hit})
 		}
 		if n.merge {
 			continue
 		}
 		for _, r := range rs {
-			if f := r.followed(); r.Path == cur && f != "" {
-				cur = f
+			if src := r.followed(); r.Path == f.name && src != "" {
+				if err := f.switchTo(ctx, src, w.low); err != nil {
+					return nil, err
+				}
 				break
 			}
 		}
 	}
 	return out, nil
+}
+
+// follower holds the changes that may match the name a history follows,
+// for the commits the walk has loaded.
+type follower struct {
+	st   *Store
+	name string
+	// rows are the name's candidate changes by commit, of the commits
+	// loaded and not walked yet (left counts them); walked are the commits
+	// walked.
+	rows   map[int64][]HistoryRow
+	left   int
+	walked map[int64]bool
+	// oldest is the committer time of the oldest live commit that
+	// touches the name (MaxInt64: none).
+	oldest int64
+}
+
+// severities are lookup_keys' severity values; naming them lets SQLite
+// range-scan its primary key by time within each.
+const severities = "0, 1, 2, 3, 4"
+
+// keys are the lookup_keys of a name: changed as itself, or under it.
+func (f *follower) keys() []any { return []any{"=" + f.name, "/" + f.name} }
+
+func (f *follower) setOldest(ctx context.Context) error {
+	var t sql.NullInt64
+	err := f.st.DB.QueryRowContext(ctx, `SELECT MIN(time) FROM lookup_keys WHERE key IN (?, ?) AND live = 1
+		AND severity IN (`+severities+`)`, f.keys()...).Scan(&t)
+	f.oldest = math.MaxInt64
+	if t.Valid {
+		f.oldest = t.Int64
+	}
+	return err
+}
+
+// switchTo makes the history follow another name from here on: its
+// candidates in the part of the graph loaded so far.
+func (f *follower) switchTo(ctx context.Context, name string, low int64) error {
+	f.name, f.rows, f.left = name, map[int64][]HistoryRow{}, 0
+	if err := f.setOldest(ctx); err != nil {
+		return err
+	}
+	return f.fetch(ctx, low, math.MaxInt64)
+}
+
+// fetch adds the name's candidate changes of the live commits committed
+// in [lo, hi) and not walked yet.
+func (f *follower) fetch(ctx context.Context, lo, hi int64) error {
+	if hi <= f.oldest {
+		return nil
+	}
+	var ids []int64
+	err := EachRow(ctx, f.st.DB, `SELECT DISTINCT commit_id FROM lookup_keys WHERE key IN (?, ?) AND live = 1
+		AND severity IN (`+severities+`) AND time >= ? AND time < ?`, append(f.keys(), lo, hi), func(rs *sql.Rows) error {
+		var id int64
+		err := rs.Scan(&id)
+		if !f.walked[id] {
+			ids = append(ids, id)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("history of %s: %w", f.name, err)
+	}
+	for len(ids) > 0 {
+		part := ids[:min(len(ids), 500)]
+		ids = ids[len(part):]
+		args := []any{f.name, f.name + "/", f.name + "0"}
+		for _, id := range part {
+			args = append(args, id)
+		}
+		err := EachRow(ctx, f.st.DB, `SELECT commit_id, seq, path, old_path, status, follow, insertions, deletions
+			FROM file_changes WHERE commit_id IN (`+marksFrom(4, len(part))+`)
+			AND (path = ?1 OR (path >= ?2 AND path < ?3) OR old_path = ?1 OR (old_path >= ?2 AND old_path < ?3))`,
+			args, func(rs *sql.Rows) error {
+				var id int64
+				var r HistoryRow
+				if err := rs.Scan(&id, &r.Seq, &r.Path, &r.OldPath, &r.Status, &r.Follow, &r.Insertions, &r.Deletions); err != nil {
+					return err
+				}
+				if _, ok := f.rows[id]; !ok {
+					f.left++
+				}
+				f.rows[id] = append(f.rows[id], r)
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("history of %s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// marksFrom is n numbered placeholders from ?first: "?4,?5,…".
+func marksFrom(first, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "?%d", first+i)
+	}
+	return b.String()
 }
 
 // touches reports whether a file change concerns path, as a pathspec
@@ -126,53 +238,6 @@ func (r HistoryRow) followed() string {
 		return r.OldPath
 	}
 	return r.Follow
-}
-
-// historyCandidates gathers, by commit id, the file changes of live
-// commits that concern the path or any name it may have had: the rename
-// sources of its changes, transitively. The walk decides which of them
-// count. It also returns how many commits it found.
-func (s *Store) historyCandidates(ctx context.Context, path string) (map[int64][]HistoryRow, int, error) {
-	out := map[int64][]HistoryRow{}
-	type key struct {
-		id  int64
-		seq int
-	}
-	have := map[key]bool{}
-	names, seen := []string{path}, map[string]bool{path: true}
-	for i := 0; i < len(names) && i < maxFollowNames; i++ {
-		name := names[i]
-		dir := name + "/"
-		q := `WITH f AS (
-			SELECT commit_id, seq, path, old_path, status, follow, insertions, deletions FROM file_changes WHERE path = ?1
-			UNION ALL SELECT commit_id, seq, path, old_path, status, follow, insertions, deletions FROM file_changes WHERE path >= ?2 AND path < ?3
-			UNION ALL SELECT commit_id, seq, path, old_path, status, follow, insertions, deletions FROM file_changes WHERE old_path = ?1 AND old_path != ''
-			UNION ALL SELECT commit_id, seq, path, old_path, status, follow, insertions, deletions FROM file_changes
-				WHERE old_path >= ?2 AND old_path < ?3 AND old_path != '')
-			SELECT f.* FROM f JOIN commits c ON c.id = f.commit_id WHERE c.rewritten = 0`
-		err := EachRow(ctx, s.DB, q, []any{name, dir, name + "0"}, func(rs *sql.Rows) error {
-			var id int64
-			var r HistoryRow
-			if err := rs.Scan(&id, &r.Seq, &r.Path, &r.OldPath, &r.Status, &r.Follow, &r.Insertions, &r.Deletions); err != nil {
-				return err
-			}
-			if r.Path == name {
-				if f := r.followed(); f != "" && !seen[f] {
-					seen[f] = true
-					names = append(names, f)
-				}
-			}
-			if k := (key{id, r.Seq}); !have[k] {
-				have[k] = true
-				out[id] = append(out[id], r)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, 0, fmt.Errorf("history of %s: %w", path, err)
-		}
-	}
-	return out, len(out), nil
 }
 
 // walkNode is a commit as the walk sees it.
@@ -223,7 +288,9 @@ type pendingParent struct {
 // one, so the queue's newest loaded commit can be taken whenever it is
 // not older than the loaded range.
 type walk struct {
-	st      *Store
+	st *Store
+	// onLoad, if set, is told of each range of committer times loaded.
+	onLoad  func(ctx context.Context, lo, hi int64) error
 	low     int64 // every commit committed at or after low is loaded
 	all     bool  // every commit is loaded
 	chunk   int
@@ -359,6 +426,10 @@ func (w *walk) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("history walk: %w", err)
 	}
+	lo, hi := next, w.low
 	w.low = next
+	if w.onLoad != nil {
+		return w.onLoad(ctx, lo, hi)
+	}
 	return nil
 }
