@@ -341,11 +341,11 @@ func head(b []byte, n int) []byte {
 
 // language names a file's language with go-enry: from its file name
 // where that is unambiguous, else from the first 8 KiB of the blob (a .h
-// file is C, C++ or Objective-C by its content; an empty one is none). It is a function of the
-// file name and the blob alone, so that every sync names a version alike,
-// whatever it saw before (a sync resumed after a crash starts from other
-// versions), and a renamed file keeps its language. Results are memoised
-// by file name and blob.
+// file is C, C++ or Objective-C by its content; an empty file is none).
+// It is a function of the file name and the blob alone, so that every
+// sync names a version alike, whatever it saw before (a sync resumed
+// after a crash starts from other versions), and a renamed file keeps its
+// language. Results are memoised by file name and blob.
 func (r *Repo) language(path string, blob plumbing.Hash, content []byte) string {
 	name := baseName(path)
 	if lang, safe := enry.GetLanguageByFilename(name); safe {
@@ -377,8 +377,9 @@ type langKey struct {
 
 // detectLanguage is go-enry's GetLanguage (its strategies in its order),
 // except that a .h file none of whose lines could match go-enry's
-// Objective-C or C++ heuristics is C without running them: they are the
-// costliest detection by far (1.4 ms for 8 KiB), and most headers are C.
+// Objective-C or C++ heuristics is C without running them (they cost 1.4
+// ms for 8 KiB, and most headers are C), and that the classifier, the last
+// resort, reads 1 KiB.
 func detectLanguage(name string, content []byte) string {
 	if enry.IsBinary(content) {
 		return ""
@@ -402,7 +403,7 @@ func detectLanguage(name string, content []byte) string {
 }
 
 // languageStrategies are go-enry's DefaultStrategies, content heuristics
-// through headerHeuristics.
+// through headerHeuristics and the classifier through shortClassifier.
 var languageStrategies = []enry.Strategy{
 	enry.GetLanguagesByModeline,
 	enry.GetLanguagesByFilename,
@@ -411,7 +412,15 @@ var languageStrategies = []enry.Strategy{
 	enry.GetLanguagesByXML,
 	enry.GetLanguagesByManpage,
 	headerHeuristics,
-	enry.GetLanguagesByClassifier,
+	shortClassifier,
+}
+
+// shortClassifier is go-enry's naive Bayes classifier on the first 1 KiB
+// only: it runs when nothing else told the candidates apart (JSON or
+// OpenAPI JSON, YAML or MiniYAML), for every version of such a file, and on
+// 8 KiB it was most of the language detection's cost.
+func shortClassifier(name string, content []byte, candidates []string) []string {
+	return enry.GetLanguagesByClassifier(name, head(content, 1024), candidates)
 }
 
 // headerHeuristics is enry.GetLanguagesByContent, with its answer for a

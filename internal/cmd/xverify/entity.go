@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"database/sql"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ type entityCase struct {
 	start, end                 int
 	want, got                  []string
 	gotActions, gotReplaces    []string
+	gotKeys                    []string
 	explained                  string
 	skipped                    string
 	err                        error
@@ -191,6 +193,78 @@ func (c *config) locateEntities(ctx context.Context, cases []*entityCase) error 
 	return nil
 }
 
+// keyAt is the key the entity had after commit h: that of the newest of
+// gitmemory's events that h descends from, "" when h descends from none
+// (the entity did not exist yet).
+func (c *config) keyAt(ctx context.Context, e *entityCase, h string) (string, error) {
+	for i, g := range e.got {
+		if g == h {
+			return e.gotKeys[i], nil
+		}
+		cmd := exec.CommandContext(ctx, "git", "-C", c.repo, "merge-base", "--is-ancestor", g, h)
+		if err := cmd.Run(); err == nil {
+			return e.gotKeys[i], nil
+		} else if _, ok := err.(*exec.ExitError); !ok {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// entityChanged reports whether commit h changed the entity with the key:
+// its text (every definition of its qualified name in its file, the lines
+// the parser gives it) differs from its first parent's, the file's old
+// path there if h renamed it.
+func (c *config) entityChanged(ctx context.Context, e *entityCase, h, key string) (bool, error) {
+	path, qual, _ := strings.Cut(key, "#")
+	old := path
+	err := c.h.ReadStore(ctx, c.name, func(st *store.Store) error {
+		var o string
+		err := st.DB.QueryRowContext(ctx, `SELECT f.old_path FROM file_changes f JOIN commits k ON k.id = f.commit_id
+			WHERE k.hash = ? AND f.path = ? AND f.status = 'renamed'`, h, path).Scan(&o)
+		if err == nil {
+			old = o
+		}
+		if err == sql.ErrNoRows {
+			err = nil
+		}
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	after, err := c.entityText(ctx, e.lang, h, path, qual)
+	if err != nil {
+		return false, err
+	}
+	before, err := c.entityText(ctx, e.lang, h+"^", old, qual)
+	return before != after, err
+}
+
+// entityText is the text of every definition of a qualified name in a
+// file at a commit ("" for none).
+func (c *config) entityText(ctx context.Context, lang, rev, path, qual string) (string, error) {
+	out, err := c.git(ctx, "show", rev+":"+path)
+	if err != nil {
+		return "", nil // no such file there
+	}
+	p := entity.NewParser()
+	defer p.Close()
+	ents, err := p.Entities(ctx, lang, path, "", out)
+	if err != nil {
+		return "", nil
+	}
+	lines := strings.SplitAfter(string(out), "\n")
+	var texts []string
+	for _, x := range ents {
+		if entity.LocalName(x.Qualified) == qual && x.StartLine >= 1 && x.EndLine <= len(lines) {
+			texts = append(texts, strings.Join(lines[x.StartLine-1:x.EndLine], ""))
+		}
+	}
+	slices.Sort(texts)
+	return strings.Join(texts, "\x00"), nil
+}
+
 // compareEntity runs git log -L and reads the entity's history.
 func (c *config) compareEntity(ctx context.Context, e *entityCase) error {
 	out, err := c.git(ctx, "log", "--no-merges", "--format=%x01%H", "-L", fmt.Sprintf("%d,%d:%s", e.start, e.end, e.path), c.head)
@@ -208,35 +282,60 @@ func (c *config) compareEntity(ctx context.Context, e *entityCase) error {
 			e.got = append(e.got, ev.Commit)
 			e.gotActions = append(e.gotActions, ev.Action)
 			e.gotReplaces = append(e.gotReplaces, ev.Replaces)
+			e.gotKeys = append(e.gotKeys, ev.Entity)
 		}
 		return err
 	})
 	if err != nil || slices.Equal(e.got, e.want) {
 		return err
 	}
-	// A commit that renamed the entity or moved it into another file
-	// without changing its lines (a file rename, a directory move, its
-	// class renamed) is an event of its history here; git log -L shows
-	// only commits that changed the lines, which is how it is known that
-	// this one did not.
-	var got, causes []string
+	// Where the lists differ, the entity's own text decides, at each
+	// commit only one of them lists and at its parent: git log -L follows
+	// a range of lines, which drifts onto other code when code around it
+	// moves, and stops when its lines are rewritten whole or were moved in
+	// from another file; gitmemory follows the entity by name and body. A
+	// commit that renamed the entity or moved it into another file without
+	// changing its lines (a file rename, a directory move, its class
+	// renamed) is an event of its history here; git log -L lists changes
+	// to the lines only, which is how it is known this one changed none.
+	var causes []string
 	for i, h := range e.got {
-		if e.gotActions[i] == "introduces" && e.gotReplaces[i] != "" && !slices.Contains(e.want, h) {
-			causes = append(causes, "gitmemory lists the commit that renamed or moved the entity without changing its lines (git log -L lists changes to the lines only)")
+		if slices.Contains(e.want, h) {
 			continue
 		}
-		got = append(got, h)
+		if e.gotActions[i] == "introduces" && e.gotReplaces[i] != "" {
+			causes = append(causes, "gitmemory lists the commit that renamed or moved the entity without changing its lines (git log -L lists changes to its lines only)")
+			continue
+		}
+		changed, err := c.entityChanged(ctx, e, h, e.gotKeys[i])
+		if err != nil {
+			return err
+		}
+		if !changed {
+			return nil // gitmemory lists a commit that did not change it
+		}
+		causes = append(causes, "git log -L misses a commit that changed the entity (its line range had drifted off it, or lost it)")
 	}
-	n := len(got)
-	last := len(e.got) - 1
-	switch {
-	case slices.Equal(got, e.want):
-	case n > 0 && n < len(e.want) && e.gotActions[last] == "introduces" && e.gotReplaces[last] == "" && slices.Equal(got, e.want[:n]):
-		causes = append(causes, "git log -L follows the lines past the entity's introduction (written from lines that were not this entity)")
-	case len(e.want) > 0 && len(e.want) < n && slices.Equal(got[:len(e.want)], e.want):
-		causes = append(causes, "git log -L stops where the lines were rewritten whole or came from another file; gitmemory follows the entity further back")
-	default:
-		return nil
+	for _, h := range e.want {
+		if slices.Contains(e.got, h) {
+			continue
+		}
+		key, err := c.keyAt(ctx, e, h)
+		if err != nil {
+			return err
+		}
+		if key == "" {
+			causes = append(causes, "git log -L follows the lines to before the entity existed (they were other code)")
+			continue
+		}
+		changed, err := c.entityChanged(ctx, e, h, key)
+		if err != nil {
+			return err
+		}
+		if changed {
+			return nil // gitmemory misses a commit that changed it
+		}
+		causes = append(causes, "git log -L lists a commit that changed other code its line range had drifted onto")
 	}
 	slices.Sort(causes)
 	e.explained = strings.Join(slices.Compact(causes), "; ")
