@@ -154,13 +154,15 @@ func lookupRepo(ctx context.Context, h *memory.Home, args []string) (*memory.Rep
 	return h.Get(ctx, name)
 }
 
-// lookupPaths makes --path arguments repository-relative as history does
-// (resolvePath: from the current directory inside the work tree).
+// lookupPaths makes --path arguments repository-relative: an absolute
+// path inside the work tree relative to it, "a/../b" resolved. A relative
+// path is relative to the repository's root wherever the command runs:
+// hooks and bots pass the paths git prints (git diff --name-only), which
+// are.
 func lookupPaths(root string, args []string) ([]string, error) {
-	cwd, _ := os.Getwd()
 	out := make([]string, len(args))
 	for i, p := range args {
-		rel, _, err := resolvePath(root, cwd, p)
+		rel, _, err := resolvePath(root, "", p)
 		if err != nil {
 			return nil, err
 		}

@@ -151,3 +151,26 @@ func TestQueryIncludeRewritten(t *testing.T) {
 		t.Errorf("--include-rewritten did not return the rewritten commit %s", dropped)
 	}
 }
+
+// TestLookupPathsNormalised: lookup reads "a/../b" as b and an absolute
+// path inside the work tree relative to it; a relative path stays
+// relative to the root, wherever the command runs (hooks pass git's
+// paths), and one above the root is refused.
+func TestLookupPathsNormalised(t *testing.T) {
+	home := t.TempDir()
+	g, _ := lookupSample(t, home)
+	want := matchIDs(lookupAsJSON(t, home, "demo", "--path", "auth/token.go", "--days", "36500", "--limit", "9"))
+	if len(want) == 0 {
+		t.Fatal("the fixture has no match")
+	}
+	t.Chdir(filepath.Join(g.Dir, "auth"))
+	for _, p := range []string{"http/../auth/token.go", "./auth//token.go", filepath.Join(g.Dir, "auth", "token.go")} {
+		res := lookupAsJSON(t, home, "demo", "--path", p, "--days", "36500", "--limit", "9")
+		if !slices.Equal(matchIDs(res), want) || !slices.Equal(res.Paths, []string{"auth/token.go"}) {
+			t.Errorf("lookup --path %s: %v %v, want %v", p, res.Paths, matchIDs(res), want)
+		}
+	}
+	if _, errOut, code := cli(t, home, "lookup", "demo", "--path", "../x"); code == 0 || !strings.Contains(errOut, "outside the repository") {
+		t.Errorf("above the root: %d %q", code, errOut)
+	}
+}
