@@ -13,7 +13,8 @@ import (
 type HistoryOptions struct {
 	// Path is a normalised repository-relative path.
 	Path string
-	// Since leaves out commits committed before it (Unix seconds; 0: none).
+	// Since leaves out commits committed before it (Unix seconds; 0:
+	// none), and as git log --since, does not walk past them.
 	Since int64
 	// Merges keeps merge commits whose own changes touch the path.
 	Merges bool
@@ -69,6 +70,9 @@ func (s *Store) History(ctx context.Context, o HistoryOptions) ([]HistoryEntry, 
 		return nil, err
 	}
 	w.onLoad = f.fetch
+	if o.Since != 0 {
+		w.since = o.Since
+	}
 	var out []HistoryEntry
 	for o.Limit <= 0 || len(out) < o.Limit {
 		if w.low <= f.oldest && f.left == 0 {
@@ -93,7 +97,7 @@ func (s *Store) History(ctx context.Context, o HistoryOptions) ([]HistoryEntry, 
 				hit = append(hit, r)
 			}
 		}
-		if len(hit) > 0 && (!n.merge || o.Merges) && n.time >= o.Since {
+		if len(hit) > 0 && (!n.merge || o.Merges) && n.time >= w.since {
 			out = append(out, HistoryEntry{CommitID: n.id, Path: f.name, Rows: hit})
 		}
 		if n.merge {
@@ -289,6 +293,9 @@ type pendingParent struct {
 // not older than the loaded range.
 type walk struct {
 	st *Store
+	// since: the parents of a commit older than it are not walked, as
+	// git log --since does not.
+	since int64
 	// onLoad, if set, is told of each range of committer times loaded.
 	onLoad  func(ctx context.Context, lo, hi int64) error
 	low     int64 // every commit committed at or after low is loaded
@@ -305,7 +312,7 @@ type walk struct {
 // since the heads were recorded (a sync under way, or killed) are walked
 // from too, when no stored commit names them as a parent.
 func (s *Store) newWalk(ctx context.Context) (*walk, error) {
-	w := &walk{st: s, low: math.MaxInt64, chunk: 1024, nodes: map[string]*walkNode{}, seen: map[string]bool{}}
+	w := &walk{st: s, low: math.MaxInt64, since: math.MinInt64, chunk: 1024, nodes: map[string]*walkNode{}, seen: map[string]bool{}}
 	type head struct {
 		hash string
 		id   int64
@@ -380,8 +387,10 @@ func (w *walk) next(ctx context.Context) (*walkNode, error) {
 		return nil, nil
 	}
 	n := heap.Pop(&w.queue).(walkItem).n
-	for _, p := range n.parents {
-		w.discover(p)
+	if n.time >= w.since {
+		for _, p := range n.parents {
+			w.discover(p)
+		}
 	}
 	return n, nil
 }
