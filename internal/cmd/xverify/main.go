@@ -41,7 +41,8 @@ type config struct {
 	top, sample           int
 	entities              int
 	jobs                  int
-	verbose, dirs         bool
+	verbose, dirs, keep   bool
+	tmpHome               string
 	h                     *memory.Home
 }
 
@@ -57,6 +58,7 @@ func main() {
 	flag.IntVar(&c.jobs, "j", runtime.NumCPU(), "git processes at once")
 	flag.BoolVar(&c.verbose, "v", false, "print every comparison")
 	flag.BoolVar(&c.dirs, "dirs", true, "history: directories too, not files alone")
+	flag.BoolVar(&c.keep, "keep", false, "keep the temporary home a sync went into")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: xverify [flags] REPO")
 		flag.PrintDefaults()
@@ -70,6 +72,9 @@ func main() {
 	ctx := context.Background()
 	if err := c.setup(ctx); err != nil {
 		fail(err)
+	}
+	if c.tmpHome != "" && !c.keep {
+		defer os.RemoveAll(c.tmpHome)
 	}
 	unexplained := 0
 	for _, check := range strings.Split(*checks, ",") {
@@ -96,6 +101,9 @@ func main() {
 	}
 	fmt.Printf("unexplained mismatches: %d\n", unexplained)
 	if unexplained > 0 {
+		if c.tmpHome != "" && !c.keep {
+			os.RemoveAll(c.tmpHome)
+		}
 		os.Exit(1)
 	}
 }
@@ -108,7 +116,7 @@ func (c *config) setup(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		c.home, c.name = dir, "r"
+		c.home, c.name, c.tmpHome = dir, "r", dir
 		h, err := memory.OpenHome(dir)
 		if err != nil {
 			return err
