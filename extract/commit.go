@@ -232,7 +232,13 @@ func (r *Repo) fileChange(ch change) (fc model.FileChange, oldData, newData []by
 			return fc, nil, nil, err
 		}
 		fc.Language = r.language(ch.path, ch.to.hash, data)
-		if data == nil || isBinary(data) || fc.Skipped != "" || (ch.status != model.Renamed && ch.status != model.Copied) {
+		switch {
+		case data == nil:
+			fc.Skipped = model.SkipHuge
+		case isBinary(data):
+			fc.Binary, fc.Skipped = true, model.SkipBinary // git counts it "-", as any binary file
+		}
+		if fc.Skipped != "" || (ch.status != model.Renamed && ch.status != model.Copied) {
 			return fc, nil, nil, nil
 		}
 		return fc, data, data, nil

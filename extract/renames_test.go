@@ -3,6 +3,7 @@ package extract
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -177,4 +178,55 @@ func TestDetectLanguageAsEnry(t *testing.T) {
 			t.Fatalf("%s:\n%s\ndetectLanguage %q, enry %q", name, src, got, want)
 		}
 	}
+}
+
+// TestModesAndBinaryRenamesAsGit: a regular file's mode is read as git
+// reads it (100664, in git's own first trees, is 100644: no change), and a
+// binary file renamed unchanged is binary, as git's numstat says ("-").
+func TestModesAndBinaryRenamesAsGit(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "a\n")
+	g.Write("img.png", "\x89PNG\x00\x01\x02binary")
+	g.Commit("start")
+	aBlob, imgBlob := g.Git("rev-parse", "HEAD:a.txt"), g.Git("rev-parse", "HEAD:img.png")
+	mktree := func(entries ...string) string {
+		t.Helper()
+		var raw []byte
+		for _, e := range entries {
+			mode, rest, _ := strings.Cut(e, " ")
+			name, hash, _ := strings.Cut(rest, " ")
+			raw = append(raw, mode+" "+name+"\x00"...)
+			raw = append(raw, hexBytes(t, hash)...)
+		}
+		path := t.TempDir() + "/tree"
+		if err := os.WriteFile(path, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return g.Git("hash-object", "-t", "tree", "--literally", "-w", path)
+	}
+	old := mktree("100664 a.txt "+aBlob, "100644 img.png "+imgBlob)
+	c1 := g.Git("commit-tree", old, "-m", "old modes")
+	mid := mktree("100644 a.txt "+aBlob, "100644 img.png "+imgBlob)
+	c2 := g.Git("commit-tree", mid, "-p", c1, "-m", "the same files")
+	moved := mktree("100644 a.txt "+aBlob, "100644 pic.png "+imgBlob)
+	c3 := g.Git("commit-tree", moved, "-p", c2, "-m", "rename the image")
+	r := open(t, g.Dir)
+	if c := extract(t, r, c2); len(c.Changes) != 0 || g.Git("diff-tree", "-r", c1, c2) != "" {
+		t.Errorf("100664 to 100644: %+v (git: %q)", c.Changes, g.Git("diff-tree", "-r", c1, c2))
+	}
+	c := extract(t, r, c3)
+	if got, want := numstat(c), normalizeNumstat(g.Git("show", "--format=", "--numstat", "-M", c3)); got != want {
+		t.Errorf("binary rename numstat: %q, git %q", got, want)
+	}
+}
+
+func hexBytes(t *testing.T, h string) []byte {
+	t.Helper()
+	b := make([]byte, len(h)/2)
+	for i := range b {
+		if _, err := fmt.Sscanf(h[2*i:2*i+2], "%02x", &b[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
 }
