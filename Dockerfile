@@ -32,6 +32,10 @@ RUN apt-get update \
 COPY --from=build /out/gitmemory /usr/local/bin/gitmemory
 # The word-vector table compiled into the binary carries its sources' notices.
 COPY --from=build /src/vectors/wordvec/README.md /usr/share/doc/gitmemory/wordvec.md
+# The licences: Apache-2.0 for gitmemory, LGPL-2.1 for its line diff, and
+# the list of third-party code and data with theirs.
+COPY --from=build /src/LICENSE /src/docs/third-party.md /usr/share/doc/gitmemory/
+COPY --from=build /src/LICENSES/ /usr/share/doc/gitmemory/LICENSES/
 # Health probe without curl: GET /v1/health over bash's /dev/tcp, healthy on 200.
 # GITMEMORY_HEALTH_PORT if --listen uses another port; sends GITMEMORY_TOKEN when set.
 COPY --chmod=0755 <<'EOF' /usr/local/bin/gitmemory-healthcheck

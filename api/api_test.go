@@ -22,7 +22,7 @@ import (
 )
 
 // fixture is a home with one synced repository, "demo".
-func fixture(t *testing.T) (*memory.Home, *gittest.Repo) {
+func fixture(t testing.TB) (*memory.Home, *gittest.Repo) {
 	t.Helper()
 	g := gittest.New(t)
 	g.Write("auth/token.go", "package auth\n\nfunc Refresh() int { return 1 }\n")
@@ -127,8 +127,10 @@ func TestErrorsCrossTheWire(t *testing.T) {
 	if !errors.Is(err, memory.ErrUnknownRepo) || !strings.Contains(err.Error(), `did you mean "demo"`) {
 		t.Errorf("unknown repository: %v", err)
 	}
-	_, err = c.Entity(ctx, EntityRequest{Repo: "demo", Name: "Refrsh"})
-	if !errors.Is(err, memory.ErrUnknownEntity) || !strings.Contains(err.Error(), "Refresh") {
+	// A misspelt name now resolves by seed 002's score; one below the
+	// threshold is still an unknown entity, naming the closest miss.
+	_, err = c.Entity(ctx, EntityRequest{Repo: "demo", Name: "Qzxwvk"})
+	if !errors.Is(err, memory.ErrUnknownEntity) || !strings.Contains(err.Error(), "closest: ") {
 		t.Errorf("unknown entity: %v", err)
 	}
 	for _, p := range []string{"../../etc/passwd", "/etc/passwd", "a/../../b", "a\x00b", strings.Repeat("a", MaxPathBytes+1)} {
@@ -158,10 +160,13 @@ func TestErrorsCrossTheWire(t *testing.T) {
 		return resp.StatusCode, e
 	}
 	for _, body := range []string{`{"repository": "demo", "query": `, `[1,2]`, `{"repository":"demo","query":"x","evil":1}`,
-		`{"repository":"demo","query":"x"} {}`, `{"repository":"demo","query":"` + strings.Repeat("x", MaxBodyBytes) + `"}`} {
+		`{"repository":"demo","query":"x"} {}`} {
 		if code, e := raw(body); code != http.StatusBadRequest || e.Code != "bad_request" || e.Message == "" {
 			t.Errorf("body %.40q: %d %+v, want 400 bad_request", body, code, e)
 		}
+	}
+	if code, e := raw(`{"repository":"demo","query":"` + strings.Repeat("x", MaxSmallBodyBytes) + `"}`); code != http.StatusRequestEntityTooLarge || e.Code != "too_large" {
+		t.Errorf("oversized body: %d %+v, want 413 too_large", code, e)
 	}
 	resp, err := http.Get(c.BaseURL + "/v1/nothing")
 	if err != nil || resp.StatusCode != http.StatusNotFound {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -104,7 +105,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if err != nil {
 		return err
 	}
-	if in != nil {
+	if in != nil || method == http.MethodPost || method == http.MethodDelete {
+		// The daemon refuses POST and DELETE that are not JSON (a web
+		// page's cross-site form), even without a body.
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.Token != "" {
@@ -189,6 +192,23 @@ func readAnnouncement(path string) (*Announcement, error) {
 	return &a, nil
 }
 
+// dialable turns a daemon listening on every interface (0.0.0.0:7411,
+// [::]:7411) into its loopback address: a Host of 0.0.0.0 is not one the
+// daemon serves (see the gate), and loopback always reaches it.
+func dialable(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		if ip.To4() != nil {
+			return net.JoinHostPort("127.0.0.1", port)
+		}
+		return net.JoinHostPort("::1", port)
+	}
+	return addr
+}
+
 // discoverTimeout bounds the health check of an announced daemon: a
 // stale announcement (a killed daemon) must not slow every command down.
 const discoverTimeout = 500 * time.Millisecond
@@ -200,7 +220,7 @@ func Discover(ctx context.Context, home string) *Client {
 	if err != nil {
 		return nil
 	}
-	c := &Client{BaseURL: "http://" + a.Addr, Token: a.Token, HTTP: &http.Client{}}
+	c := &Client{BaseURL: "http://" + dialable(a.Addr), Token: a.Token, HTTP: &http.Client{}}
 	ctx, cancel := context.WithTimeout(ctx, discoverTimeout)
 	defer cancel()
 	h, err := c.Health(ctx)

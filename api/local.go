@@ -2,12 +2,11 @@ package api
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/memory"
@@ -60,8 +59,10 @@ func (l *Local) Sync(ctx context.Context, repo string) (*indexer.Result, error) 
 
 // Remove deletes a repository's registration and data.
 func (l *Local) Remove(ctx context.Context, repo string) error {
-	if err := l.CheckRepo(ctx, repo); err != nil {
-		return err
+	// The name only, not the store: a store too damaged to open must
+	// still be removable.
+	if repo == "" || memory.ValidName(repo) != nil {
+		return l.CheckRepo(ctx, repo)
 	}
 	return l.Home.Remove(ctx, repo)
 }
@@ -76,26 +77,32 @@ func (l *Local) Query(ctx context.Context, q QueryRequest) (*QueryResult, error)
 		return nil, err
 	}
 	opts.IncludeRewritten = q.IncludeRewritten
+	if q.RecencyWeight != nil {
+		opts.Weights.Recency = *q.RecencyWeight
+	}
 	s, err := l.Home.OpenSearcher(ctx, q.Repo, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	ans, err := s.Search(ctx, retrieve.Request{Query: q.Query, Intent: q.Intent, Mode: retrieve.Mode(q.Mode), Limit: q.Limit})
+	ans, err := answer(ctx, s, q, opts.Limit)
 	if err != nil {
 		return nil, err
 	}
-	if !q.Debug {
-		for i := range ans.Items {
-			ans.Items[i].Components = nil
-		}
-	}
 	res := &QueryResult{Repository: q.Repo, Answer: ans}
+	if q.Debug {
+		m := opts.Match()
+		res.Match = &m
+	}
 	if q.AnswerOnly {
 		return res, nil
 	}
 	res.Pack, err = retrieve.BuildPack(ctx, s.Store, PackInput(q.Repo, ans), retrieve.PackOptions{
-		Tokens: q.Tokens, Format: q.Format, IncludeRewritten: q.IncludeRewritten})
+		Tokens: q.Tokens, Format: q.Format, IncludeRewritten: q.IncludeRewritten, Full: q.Full,
+		NoDiffs: q.IncludeDiffs != nil && !*q.IncludeDiffs, NoTests: q.IncludeTests != nil && !*q.IncludeTests})
+	if errors.Is(err, retrieve.ErrBudgetTooSmall) {
+		return nil, badField("token_budget", "%v", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +143,8 @@ func (l *Local) Recent(ctx context.Context, q RecentRequest) ([]retrieve.Change,
 	if err := l.checkPathQuery(ctx, q.Repo, q.Path, q.Limit); err != nil {
 		return nil, err
 	}
-	if q.Days < 0 || q.Days > maxDays {
-		return nil, fmt.Errorf("%w: days %d: want a positive number of days, at most %d", ErrBadRequest, q.Days, maxDays)
+	if err := checkDays(q.Days); err != nil {
+		return nil, err
 	}
 	if q.Days == 0 {
 		q.Days = 7
@@ -150,18 +157,7 @@ func (l *Local) Lookup(ctx context.Context, q LookupRequest) (*retrieve.LookupRe
 	if err := l.CheckRepo(ctx, q.Repo); err != nil {
 		return nil, err
 	}
-	if len(q.Paths) == 0 && len(q.Fingerprints) == 0 {
-		return nil, fmt.Errorf("%w: nothing to look up: give paths or fingerprints", ErrBadRequest)
-	}
-	if len(q.Paths)+len(q.Fingerprints) > MaxPaths {
-		return nil, fmt.Errorf("%w: %d paths and fingerprints: at most %d", ErrBadRequest, len(q.Paths)+len(q.Fingerprints), MaxPaths)
-	}
-	for _, p := range append(slices.Clone(q.Paths), q.Fingerprints...) {
-		if err := checkPath(p); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkLimit(q.Limit); err != nil {
+	if err := checkLookup(&q); err != nil {
 		return nil, err
 	}
 	cfg, err := retrieve.LoadLookupConfig(l.configPath())
@@ -184,84 +180,14 @@ func (l *Local) Entity(ctx context.Context, q EntityRequest) (*memory.EntityRepo
 	if err := l.CheckRepo(ctx, q.Repo); err != nil {
 		return nil, err
 	}
-	if q.Name == "" || len(q.Name) > MaxPathBytes || !utf8.ValidString(q.Name) {
-		return nil, fmt.Errorf("%w: an entity name of 1 to %d bytes of UTF-8 is required", ErrBadRequest, MaxPathBytes)
-	}
-	if err := checkLimit(q.Limit); err != nil {
+	if err := checkEntity(q); err != nil {
 		return nil, err
 	}
-	return l.Home.Entity(ctx, q.Repo, q.Name, memory.EntityOptions{Kind: q.Kind, Limit: q.Limit})
-}
-
-// CheckRepo admits only the name of a registered repository: never a
-// path, so a request cannot open anything outside the registry.
-func (l *Local) CheckRepo(ctx context.Context, repo string) error {
-	if repo == "" {
-		return fmt.Errorf("%w: a repository name is required", ErrBadRequest)
+	opts, err := retrieve.LoadSearchConfig(l.configPath())
+	if err != nil {
+		return nil, err
 	}
-	if err := memory.ValidName(repo); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	_, err := l.Home.Get(ctx, repo)
-	return err
-}
-
-// checkPathQuery validates what history and recent share.
-func (l *Local) checkPathQuery(ctx context.Context, repo, path string, limit int) error {
-	if err := l.CheckRepo(ctx, repo); err != nil {
-		return err
-	}
-	if err := checkPath(path); err != nil {
-		return err
-	}
-	return checkLimit(limit)
-}
-
-func (l *Local) checkQuery(ctx context.Context, q *QueryRequest) error {
-	if err := l.CheckRepo(ctx, q.Repo); err != nil {
-		return err
-	}
-	if strings.TrimSpace(q.Query) == "" {
-		return fmt.Errorf("%w: the query is empty", ErrBadRequest)
-	}
-	if len(q.Query) > MaxQueryBytes || !utf8.ValidString(q.Query) {
-		return fmt.Errorf("%w: the query must be UTF-8 of at most %d bytes", ErrBadRequest, MaxQueryBytes)
-	}
-	if q.Tokens < 0 || q.Tokens > MaxTokens {
-		return fmt.Errorf("%w: token_budget %d: want 1 to %d", ErrBadRequest, q.Tokens, MaxTokens)
-	}
-	if q.Format == "" {
-		q.Format = retrieve.FormatMarkdown
-	}
-	if q.Format != retrieve.FormatMarkdown && q.Format != retrieve.FormatJSON {
-		return fmt.Errorf("%w: format %q: want markdown or json", ErrBadRequest, q.Format)
-	}
-	return checkLimit(q.Limit)
-}
-
-// checkPath rejects what cannot be a repository-relative path: too long,
-// not UTF-8, NUL bytes, or an escape upwards. Paths are only ever matched
-// against indexed ones, never opened, so this is about clear errors.
-func checkPath(p string) error {
-	if len(p) > MaxPathBytes || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
-		return fmt.Errorf("%w: path must be UTF-8 of at most %d bytes", ErrBadRequest, MaxPathBytes)
-	}
-	clean := filepath.ToSlash(filepath.Clean("/" + p))
-	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "../") || p == ".." || strings.Contains(p, "/../") ||
-		strings.HasSuffix(p, "/..") || clean == "/.." {
-		return fmt.Errorf("%w: path %q is outside the repository: give a repository-relative path", ErrBadRequest, p)
-	}
-	return nil
-}
-
-// maxDays bounds a look back (about 2,700 years: anything is "all").
-const maxDays = 1_000_000
-
-func checkLimit(n int) error {
-	if n < 0 || n > MaxLimit {
-		return fmt.Errorf("%w: limit %d: want a positive number, at most %d", ErrBadRequest, n, MaxLimit)
-	}
-	return nil
+	return l.Home.Entity(ctx, q.Repo, q.Name, memory.EntityOptions{Kind: q.Kind, Limit: q.Limit, Match: opts.Match()})
 }
 
 func nonNil(cs []retrieve.Change, err error) ([]retrieve.Change, error) {

@@ -20,6 +20,7 @@ type limiter struct {
 type bucket struct {
 	tokens float64
 	at     time.Time
+	denied bool // the last request was refused
 }
 
 func newLimiter(rate float64, burst int) *limiter {
@@ -27,6 +28,13 @@ func newLimiter(rate float64, burst int) *limiter {
 }
 
 func (l *limiter) allow(client string) bool {
+	ok, _ := l.allowNote(client)
+	return ok
+}
+
+// allowNote is allow that also says whether a refusal is the first since
+// the client was last allowed.
+func (l *limiter) allowNote(client string) (ok, first bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -39,10 +47,13 @@ func (l *limiter) allow(client string) bool {
 	b.tokens = min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
 	b.at = now
 	if b.tokens < 1 {
-		return false
+		first = !b.denied
+		b.denied = true
+		return false, first
 	}
 	b.tokens--
-	return true
+	b.denied = false
+	return true, false
 }
 
 // sweep drops full buckets once a minute.

@@ -15,9 +15,21 @@ import (
 	"time"
 )
 
-// MaxBodyBytes bounds a request body; anything larger is refused before
-// it is read.
-const MaxBodyBytes = 1 << 20
+// Request body limits per endpoint: the largest valid request of each
+// kind, JSON-escaped, with room to spare. A body over its limit is refused
+// (413) before it is decoded, so no request costs more memory than that.
+const (
+	// MaxBodyBytes bounds a lookup: MaxPaths paths of typical length (a
+	// lookup of 300 paths of 100 bytes is about 35 KB).
+	MaxBodyBytes = 512 << 10
+	// MaxSmallBodyBytes bounds the other JSON requests: a query of
+	// MaxQueryBytes, or a path of MaxPathBytes, escaped, and the options.
+	MaxSmallBodyBytes = 6*MaxQueryBytes + 8<<10
+	// MaxExtraBodyBytes bounds a request to the extra handlers (MCP).
+	MaxExtraBodyBytes = 1 << 20
+	// noBody bounds requests that take no body (sync, remove).
+	noBody = 1 << 10
+)
 
 // ServerOptions configure the HTTP API.
 type ServerOptions struct {
@@ -35,8 +47,12 @@ type ServerOptions struct {
 	// Log receives server errors.
 	Log *slog.Logger
 	// Extra handlers mounted beside the API (the MCP endpoint), behind the
-	// same authentication and rate limit.
+	// same authentication and rate limit. They find the client's address
+	// with ClientFrom, for their audit records.
 	Extra map[string]http.Handler
+	// Hosts are the host names, besides loopback ones, that requests may
+	// name in their Host header (the --listen host, --allow-host).
+	Hosts []string
 }
 
 // Default per-client rate limit: generous for an assistant, which asks
@@ -57,40 +73,42 @@ func Handler(svc Service, opts ServerOptions) http.Handler {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{svc: svc, opts: opts, limits: newLimiter(opts.Rate, opts.Burst)}
+	s := &server{svc: svc, opts: opts, limits: newLimiter(opts.Rate, opts.Burst),
+		failures: newLimiter(authFailRate, authFailBurst), hosts: allowedHosts(opts.Hosts)}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/health", s.health)
-	mux.Handle("GET /v1/repositories", s.guard(s.list))
-	mux.Handle("GET /v1/repositories/{name}/status", s.guard(s.status))
-	mux.Handle("POST /v1/repositories/{name}/sync", s.guard(s.sync))
-	mux.Handle("DELETE /v1/repositories/{name}", s.guard(s.remove))
-	mux.Handle("POST /v1/query", s.guard(s.query()))
-	mux.Handle("POST /v1/history", s.guard(s.history()))
-	mux.Handle("POST /v1/recent", s.guard(s.recent()))
-	mux.Handle("POST /v1/lookup", s.guard(s.lookup()))
-	mux.Handle("POST /v1/entity", s.guard(s.entity()))
+	mux.Handle("GET /v1/health", s.gate(http.HandlerFunc(s.health)))
+	mux.Handle("GET /v1/repositories", s.guard(noBody, s.list))
+	mux.Handle("GET /v1/repositories/{name}/status", s.guard(noBody, s.status))
+	mux.Handle("POST /v1/repositories/{name}/sync", s.guard(noBody, s.sync))
+	mux.Handle("DELETE /v1/repositories/{name}", s.guard(noBody, s.remove))
+	mux.Handle("POST /v1/query", s.guard(MaxSmallBodyBytes, s.query()))
+	mux.Handle("POST /v1/history", s.guard(MaxSmallBodyBytes, s.history()))
+	mux.Handle("POST /v1/recent", s.guard(MaxSmallBodyBytes, s.recent()))
+	mux.Handle("POST /v1/lookup", s.guard(MaxBodyBytes, s.lookup()))
+	mux.Handle("POST /v1/entity", s.guard(MaxSmallBodyBytes, s.entity()))
+	s.directRoutes(mux)
 	for pattern, h := range opts.Extra {
-		mux.Handle(pattern, s.guard(func(w http.ResponseWriter, r *http.Request) error {
-			h.ServeHTTP(w, r)
+		mux.Handle(pattern, s.guard(MaxExtraBodyBytes, func(w http.ResponseWriter, r *http.Request) error {
+			h.ServeHTTP(w, r.WithContext(withClient(r.Context(), clientOf(r))))
 			return nil
 		}))
 	}
-	return mux
+	return s.gate(mux)
 }
 
 type server struct {
-	svc    Service
-	opts   ServerOptions
-	limits *limiter
+	svc      Service
+	opts     ServerOptions
+	limits   *limiter // requests per client
+	failures *limiter // failed authentications per client
+	hosts    map[string]bool
 }
 
-// guard authenticates, rate-limits, bounds the body, and turns a
-// handler's error into an Error response.
-func (s *server) guard(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+// guard authenticates, rate-limits, bounds the body to limit bytes, and
+// turns a handler's error into an Error response.
+func (s *server) guard(limit int64, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.opts.Token != "" && !validToken(r, s.opts.Token) {
-			writeError(w, &Error{Status: http.StatusUnauthorized, Code: "unauthorized",
-				Message: "missing or wrong token: send Authorization: Bearer <token>"})
+		if !s.authenticate(w, r) {
 			return
 		}
 		if !s.limits.allow(clientOf(r)) {
@@ -99,7 +117,11 @@ func (s *server) guard(h func(http.ResponseWriter, *http.Request) error) http.Ha
 				Message: "too many requests from this client; retry shortly"})
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if r.ContentLength > limit {
+			writeError(w, tooLarge(limit))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if err := h(w, r); err != nil {
 			e := toError(err)
 			if e.Status >= 500 {
@@ -108,6 +130,11 @@ func (s *server) guard(h func(http.ResponseWriter, *http.Request) error) http.Ha
 			writeError(w, e)
 		}
 	})
+}
+
+func tooLarge(limit int64) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large",
+		Message: fmt.Sprintf("request body over %d bytes, the limit of this endpoint", limit)}
 }
 
 func validToken(r *http.Request, token string) bool {
@@ -149,6 +176,9 @@ func (s *server) status(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) sync(w http.ResponseWriter, r *http.Request) error {
+	// The answer waits for the sync, which may take longer than any write
+	// timeout: the first sync of a large repository takes minutes.
+	http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	res, err := s.svc.Sync(r.Context(), r.PathValue("name"))
 	return reply(w, res, err)
 }
@@ -218,7 +248,11 @@ func (s *server) audit(r *http.Request, op, repo, what string, err error, extra 
 		status = toError(err).Code
 	}
 	args := append([]any{"op", op, "client", clientOf(r), "repository", repo, "request", clipAudit(what), "status", status}, extra...)
-	s.opts.Audit.Info("request", args...)
+	msg := "request"
+	if op == "remove" {
+		msg = "deletion" // as the CLI's and retention's deletions are recorded
+	}
+	s.opts.Audit.Info(msg, args...)
 }
 
 func clipAudit(s string) string {
@@ -236,14 +270,30 @@ func readJSON(r *http.Request, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return fmt.Errorf("%w: request body over %d bytes", ErrBadRequest, MaxBodyBytes)
+			return tooLarge(tooBig.Limit)
 		}
-		return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
+		if field := jsonField(err); field != "" {
+			return badField(field, "%s", Clip(err.Error(), 200))
+		}
+		return fmt.Errorf("%w: malformed JSON: %s", ErrBadRequest, Clip(err.Error(), 200))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("%w: malformed JSON: data after the object", ErrBadRequest)
 	}
 	return nil
+}
+
+// jsonField names the field a decoding error is about: one of the wrong
+// type, or one the request type does not have.
+func jsonField(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return typeErr.Field
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return Clip(strings.Trim(name, `"`), clipLen)
+	}
+	return ""
 }
 
 func reply(w http.ResponseWriter, v any, err error) error {

@@ -30,6 +30,7 @@ type Service interface {
 	Recent(ctx context.Context, q RecentRequest) ([]retrieve.Change, error)
 	Lookup(ctx context.Context, q LookupRequest) (*retrieve.LookupResult, error)
 	Entity(ctx context.Context, q EntityRequest) (*memory.EntityReport, error)
+	Direct // direct.go
 }
 
 // Health is a liveness answer: who answers, since when, holding what.
@@ -83,6 +84,21 @@ type QueryRequest struct {
 	IncludeRewritten bool `json:"include_rewritten,omitempty"`
 	// Debug keeps each result's score components.
 	Debug bool `json:"debug,omitempty"`
+	// Full adds each key item's whole message, a diff snippet and the
+	// command that verifies it (seed 004's --full).
+	Full bool `json:"full,omitempty"`
+	// SeedOrder returns the results in seed 004's order under its caps
+	// (Hard first; docs/labels.md); Soft then keeps Soft S2/S3 results
+	// even when Hard ones exist.
+	SeedOrder bool `json:"seed_order,omitempty"`
+	Soft      bool `json:"soft,omitempty"`
+	// Seed 003's QueryOptions: diffs and tests in the pack (default
+	// true), the recency weight (0 to 1; default [search] recency) and a
+	// date range the results must fall in.
+	IncludeDiffs  *bool               `json:"include_diffs,omitempty"`
+	IncludeTests  *bool               `json:"include_tests,omitempty"`
+	RecencyWeight *float64            `json:"recency_weight,omitempty"`
+	DateRange     *retrieve.DateRange `json:"date_range,omitempty"`
 }
 
 // QueryResult is the ranked answer and its Context Pack.
@@ -92,6 +108,8 @@ type QueryResult struct {
 	Pack       *retrieve.Pack   `json:"pack,omitempty"`
 	// Text is the pack rendered in the requested format, within budget.
 	Text string `json:"text,omitempty"`
+	// Match is seed 002's name matching in force, under Debug.
+	Match *retrieve.MatchSettings `json:"match,omitempty"`
 }
 
 // HistoryRequest asks for the commits that changed a path.

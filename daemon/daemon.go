@@ -19,65 +19,12 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/memory"
 )
-
-// Options configure a daemon. Zero values take the defaults.
-type Options struct {
-	// Listen is the API's address (DefaultListen). A non-loopback address
-	// requires Token.
-	Listen string
-	Token  string
-	// Interval is how often every repository is synced even when its refs
-	// look unchanged (DefaultInterval), jittered by ±10%.
-	Interval time.Duration
-	// Poll is how often the refs are looked at (DefaultPoll).
-	Poll time.Duration
-	// Backoff is the first wait after a failed sync, doubled per failure
-	// up to MaxBackoff, with jitter.
-	Backoff, MaxBackoff time.Duration
-	// Rate and Burst are the API's per-client limits.
-	Rate  float64
-	Burst int
-	// Audit receives the API's audit records; Log everything else.
-	Audit *slog.Logger
-	Log   *slog.Logger
-	// Extra handlers served beside the API (the MCP endpoint); they get
-	// the daemon's Service.
-	Extra func(api.Service) map[string]http.Handler
-}
-
-// Defaults.
-const (
-	DefaultListen     = "127.0.0.1:7411"
-	DefaultInterval   = 5 * time.Minute
-	DefaultPoll       = time.Second
-	DefaultBackoff    = 5 * time.Second
-	DefaultMaxBackoff = 10 * time.Minute
-)
-
-func (o *Options) defaults() {
-	if o.Listen == "" {
-		o.Listen = DefaultListen
-	}
-	if o.Interval <= 0 {
-		o.Interval = DefaultInterval
-	}
-	if o.Poll <= 0 {
-		o.Poll = DefaultPoll
-	}
-	if o.Backoff <= 0 {
-		o.Backoff = DefaultBackoff
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = DefaultMaxBackoff
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
-}
 
 // Daemon is a running daemon.
 type Daemon struct {
@@ -88,6 +35,7 @@ type Daemon struct {
 
 	answers     *answers
 	searchSlots chan struct{}
+	act         activity
 
 	mu    sync.Mutex
 	repos map[string]*repoState
@@ -96,10 +44,11 @@ type Daemon struct {
 }
 
 // Answers are kept this long at most (for those that depend on the
-// clock), and this many.
+// clock), within this many bytes; computing one may take this long.
 const (
-	answerTTL  = time.Minute
-	maxAnswers = 4096
+	answerTTL      = time.Minute
+	answerBytes    = 32 << 20
+	answerDeadline = 2 * time.Minute
 )
 
 // generation names the state of a repository's index: it changes with
@@ -141,23 +90,7 @@ func New(home *memory.Home, opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	return &Daemon{home: home, opts: opts, kick: make(chan struct{}, 1), repos: map[string]*repoState{},
-		answers: newAnswers(maxAnswers, answerTTL), searchSlots: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}, nil
-}
-
-// checkListen refuses to expose the API beyond loopback without a token.
-func checkListen(addr, token string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--listen %q: want host:port (%v)", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	ip := net.ParseIP(host)
-	if (ip == nil || !ip.IsLoopback()) && token == "" {
-		return fmt.Errorf("--listen %s is reachable from other machines: set a token (--token-file or GITMEMORY_TOKEN)", addr)
-	}
-	return nil
+		answers: newAnswers(answerBytes, answerTTL, answerDeadline), searchSlots: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}, nil
 }
 
 // Run serves until ctx ends, then shuts down: the API stops accepting,
@@ -174,19 +107,31 @@ func (d *Daemon) Run(ctx context.Context) error {
 // Serve is Run on a listener the caller opened (tests use port 0).
 func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 	d.started = time.Now().UTC().Truncate(time.Second)
+	answersCtx, stopAnswers := context.WithCancel(ctx)
+	defer stopAnswers()
+	d.answers.base = answersCtx // before any request: computations end with the daemon
 	svc := &service{Local: api.NewLocal(d.home), d: d}
-	opts := api.ServerOptions{Token: d.opts.Token, Rate: d.opts.Rate, Burst: d.opts.Burst, Audit: d.opts.Audit, Log: d.opts.Log}
+	opts := api.ServerOptions{Token: d.opts.Token, Rate: d.opts.Rate, Burst: d.opts.Burst, Audit: d.opts.Audit, Log: d.opts.Log,
+		Hosts: append([]string{d.opts.Listen}, d.opts.Hosts...)}
 	if d.opts.Extra != nil {
 		opts.Extra = d.opts.Extra(svc)
 	}
-	srv := &http.Server{Handler: api.Handler(svc, opts), ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := &http.Server{Handler: d.act.track(api.Handler(svc, opts)), ReadHeaderTimeout: min(10*time.Second, d.opts.ReadTimeout),
+		ReadTimeout: d.opts.ReadTimeout, WriteTimeout: d.opts.WriteTimeout, IdleTimeout: idleTimeout,
+		MaxHeaderBytes: 64 << 10, BaseContext: func(net.Listener) context.Context { return ctx },
+		ErrorLog: slog.NewLogLogger(d.opts.Log.Handler(), slog.LevelDebug)}
+	ln = netutil.LimitListener(ln, d.opts.MaxConns)
 	loopCtx, stopLoop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		d.loop(loopCtx)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.releaseLoop(loopCtx)
 	}()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -210,6 +155,8 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 	srv.Shutdown(shCtx)
 	stopLoop()
 	wg.Wait()
+	stopAnswers()
+	d.answers.running.Wait() // the stores close after the last computation
 	if rerr := d.home.ReleaseAll(); rerr != nil {
 		err = errors.Join(err, rerr)
 	}
@@ -356,11 +303,16 @@ func (d *Daemon) syncOne(ctx context.Context, st *repoState) {
 		st.failures = 0
 		st.lastSync = time.Now()
 		st.next = st.lastSync.Add(jitter(d.opts.Interval))
+		if res.Pruned > 0 && d.opts.Audit != nil {
+			d.opts.Audit.Info("deletion", "op", "prune", "client", "daemon", "repository", st.name,
+				"commits", res.Pruned, "by", "retention", "status", "ok")
+		}
 		if res.Indexed > 0 || res.Rewritten > 0 || res.Pruned > 0 {
 			d.opts.Log.Info("synced", "repo", st.name, "indexed", res.Indexed, "rewritten", res.Rewritten,
 				"pruned", res.Pruned, "took", time.Since(start).Round(time.Millisecond))
 		}
 	}
+	d.act.touch() // a sync's garbage is released too
 	st.finish(res, err)
 }
 

@@ -39,8 +39,10 @@ func start(t *testing.T, h *memory.Home, opts Options) *running {
 		opts.Interval = time.Hour
 	}
 	opts.Listen = "127.0.0.1:0"
-	opts.Extra = func(svc api.Service) map[string]http.Handler {
-		return map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.Options{})}
+	if opts.Extra == nil {
+		opts.Extra = func(svc api.Service) map[string]http.Handler {
+			return map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.Options{})}
+		}
 	}
 	d, err := New(h, opts)
 	if err != nil {

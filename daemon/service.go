@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -46,13 +47,14 @@ func (s *service) Remove(ctx context.Context, repo string) error {
 	return nil
 }
 
-// cached answers a request from the cache of recent answers.
-func cached[Req, Res any](s *service, kind, repo string, req Req, fn func() (Res, error)) (Res, error) {
+// cached answers a request from the cache of recent answers. fn runs
+// detached from the request (see answers.get).
+func cached[Req, Res any](ctx context.Context, s *service, kind, repo string, req Req, fn func(context.Context) (Res, error)) (Res, error) {
 	key, ok := answerKey(kind, repo, s.d.generation(repo), req)
 	if !ok {
-		return fn()
+		return fn(ctx)
 	}
-	v, err := s.d.answers.get(key, func() (any, error) { return fn() })
+	v, err := s.d.answers.get(ctx, key, func(ctx context.Context) (any, error) { return fn(ctx) }, encodedSize)
 	if err != nil {
 		var zero Res
 		return zero, err
@@ -60,30 +62,45 @@ func cached[Req, Res any](s *service, kind, repo string, req Req, fn func() (Res
 	return v.(Res), nil
 }
 
+// encodedSize is what an answer costs to keep: its JSON's length, which
+// tracks the strings it holds (most of its memory).
+func encodedSize(v any) int64 {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 1 << 30 // never kept
+	}
+	return int64(len(b))
+}
+
 // Query runs at most searchSlots searches at once: a search is CPU bound,
 // and a hundred at once on two cores only make every one of them slow.
+// Waiting for a slot ends with the computation's context.
 func (s *service) Query(ctx context.Context, q api.QueryRequest) (*api.QueryResult, error) {
-	return cached(s, "query", q.Repo, q, func() (*api.QueryResult, error) {
-		s.d.searchSlots <- struct{}{}
+	return cached(ctx, s, "query", q.Repo, q, func(ctx context.Context) (*api.QueryResult, error) {
+		select {
+		case s.d.searchSlots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		defer func() { <-s.d.searchSlots }()
-		return s.Local.Query(context.WithoutCancel(ctx), q)
+		return s.Local.Query(ctx, q)
 	})
 }
 
 func (s *service) History(ctx context.Context, q api.HistoryRequest) ([]retrieve.Change, error) {
-	return cached(s, "history", q.Repo, q, func() ([]retrieve.Change, error) { return s.Local.History(context.WithoutCancel(ctx), q) })
+	return cached(ctx, s, "history", q.Repo, q, func(ctx context.Context) ([]retrieve.Change, error) { return s.Local.History(ctx, q) })
 }
 
 func (s *service) Recent(ctx context.Context, q api.RecentRequest) ([]retrieve.Change, error) {
-	return cached(s, "recent", q.Repo, q, func() ([]retrieve.Change, error) { return s.Local.Recent(context.WithoutCancel(ctx), q) })
+	return cached(ctx, s, "recent", q.Repo, q, func(ctx context.Context) ([]retrieve.Change, error) { return s.Local.Recent(ctx, q) })
 }
 
 func (s *service) Lookup(ctx context.Context, q api.LookupRequest) (*retrieve.LookupResult, error) {
-	return cached(s, "lookup", q.Repo, q, func() (*retrieve.LookupResult, error) { return s.Local.Lookup(context.WithoutCancel(ctx), q) })
+	return cached(ctx, s, "lookup", q.Repo, q, func(ctx context.Context) (*retrieve.LookupResult, error) { return s.Local.Lookup(ctx, q) })
 }
 
 func (s *service) Entity(ctx context.Context, q api.EntityRequest) (*memory.EntityReport, error) {
-	return cached(s, "entity", q.Repo, q, func() (*memory.EntityReport, error) { return s.Local.Entity(context.WithoutCancel(ctx), q) })
+	return cached(ctx, s, "entity", q.Repo, q, func(ctx context.Context) (*memory.EntityReport, error) { return s.Local.Entity(ctx, q) })
 }
 
 func sortRepoHealth(hs []api.RepoHealth) {

@@ -42,7 +42,9 @@ const boltFile = "indexes.bolt"
 
 // Edge is a directed, typed relationship. Type is one of MODIFIES,
 // INTRODUCES, DELETES, FIXES, REFERENCES, PARENT_OF, CONTAINS,
-// CO_EVOLVES_WITH, VERIFIED_BY, REPLACED_BY, AUTHORED_BY, IMPLEMENTS, ...
+// CO_EVOLVES_WITH, VERIFIED_BY, REPLACED_BY, AUTHORED_BY, and the code
+// relationships CALLS (entity to entity), IMPORTS (file to file or
+// "module:<name>"), IMPLEMENTS and EXTENDS (entity to entity).
 // Confidence is in [0, 1]; 0 in a Write means "not given" and is stored as 1.
 type Edge struct {
 	From, Type, To string
@@ -50,8 +52,8 @@ type Edge struct {
 }
 
 // Node is a vertex. ID has a type prefix ("commit:<sha>"); Type is one of
-// Repository, Commit, File, Function, Method, Class, Interface, Struct,
-// Issue, DesignNote, TestCase, Author.
+// Repository, Commit, File, Module, Function, Method, Class, Interface,
+// Struct, Issue, DesignNote, TestCase, Author.
 type Node struct {
 	ID, Type string
 	Props    map[string]string

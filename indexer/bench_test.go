@@ -82,7 +82,7 @@ func BenchmarkIncrementalSync(b *testing.B) {
 	}
 }
 
-// BenchmarkPipeline is issue 3's ratio in go test form: a whole initial
+// BenchmarkPipeline is the pipeline-to-extraction ratio in go test form: a whole initial
 // sync (understanding, tree-sitter entities, the bolt graph, the local
 // vectors, co-evolution and tests) beside an extraction-only sync of the
 // same history in the same run, reporting the whole sync's time as a

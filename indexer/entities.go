@@ -18,6 +18,7 @@ import (
 type commitEntities struct {
 	changes []model.EntityChange
 	bodies  []uint64
+	facts   *fileFacts // the file's relationship facts (relations_read.go)
 }
 
 func (ce *commitEntities) add(e entity.Entity, path, lang, action string) *model.EntityChange {
@@ -279,7 +280,9 @@ func (s *Syncer) parseShare(ctx context.Context, p *entity.Parser, part int, job
 			}
 			func() {
 				defer func() { recover() }() // a parser panic loses one file's entities, not the sync
-				job.results[i][k].file(ctx, p, f.fc, f.old, f.new)
+				ce := &job.results[i][k]
+				ce.file(ctx, p, f.fc, f.old, f.new)
+				ce.facts = readFacts(ctx, p, f.fc, f.old, f.new, ce.changes)
 			}()
 		}
 	}
@@ -296,9 +299,11 @@ func (s *Syncer) finishEntities(job *entityJob) {
 			continue
 		}
 		var ce commitEntities
+		var facts []*fileFacts
 		for _, r := range job.results[i] {
 			ce.changes = append(ce.changes, r.changes...)
 			ce.bodies = append(ce.bodies, r.bodies...)
+			facts = append(facts, r.facts)
 		}
 		ce.linkRenames()
 		for j := range ce.changes {
@@ -307,6 +312,7 @@ func (s *Syncer) finishEntities(job *entityJob) {
 			o.commit.Redactions += len(found)
 		}
 		o.commit.Entities = canonicalEntities(ce.changes)
+		s.rel.commit(o.commit, facts)
 	}
 	s.prepare(batch)
 }

@@ -106,12 +106,16 @@ type derivedWrite struct {
 	edges  []graph.Edge
 	docs   []vectors.Doc
 	hashes []string
+	// code are the code relationships' edges, the last change of each in
+	// commit order: added (with its confidence) or removed.
+	code map[graph.Edge]codeEdge
 }
 
 // addDerived takes a commit's edges and documents.
 func (s *Syncer) addDerived(w *derivedWrite, u *model.Understood) {
 	if s.opts.Graph != nil {
 		w.edges = append(w.edges, edgesOf(u)...)
+		w.addCode(u.Relations)
 	}
 	if s.opts.Vectors != nil {
 		w.docs = append(w.docs, vectors.CommitDocs(u)...)
@@ -159,7 +163,11 @@ func (s *Syncer) derived() bool { return s.opts.Graph != nil || s.opts.Vectors !
 // index. Both writes are idempotent.
 func (s *Syncer) writeDerived(ctx context.Context, w *derivedWrite) error {
 	if g := s.opts.Graph; g != nil {
-		if err := g.Write(ctx, nil, w.edges); err != nil {
+		add, remove := w.codeEdges()
+		if err := g.RemoveEdges(ctx, remove); err != nil {
+			return err
+		}
+		if err := g.Write(ctx, nil, append(w.edges, add...)); err != nil {
 			return err
 		}
 	}

@@ -46,6 +46,9 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 	if _, err := s.secretScanner(); err != nil {
 		return err
 	}
+	if !s.opts.ExtractOnly {
+		s.rel = newRelater(ctx, s.st, s.path)
+	}
 	s.parserSet = make([]*entity.Parser, s.opts.Workers)
 	for i := range s.parserSet {
 		s.parserSet[i] = entity.NewParser()
@@ -123,6 +126,9 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 		g.Go(func() error { return s.graphStage(gctx, written) })
 		if err := g.Wait(); err != nil {
 			return err
+		}
+		if s.rel != nil && s.rel.err != nil {
+			return fmt.Errorf("code relationships: %w", s.rel.err)
 		}
 	}
 }
@@ -256,12 +262,26 @@ func (s *Syncer) redact(c *model.Commit) {
 		c.Redactions += len(found)
 	}
 	for i := range c.Changes {
-		for j := range c.Changes[i].Hunks {
-			h := &c.Changes[i].Hunks[j]
-			h.Text, found = s.scanner.Redact(h.Text)
-			c.Changes[i].Hunks[j].Text = h.Text
+		fc := &c.Changes[i]
+		for j := range fc.Hunks {
+			h := &fc.Hunks[j]
+			h.Text, found = s.scanner.RedactFile(fc.Path, h.Text)
 			c.Redactions += len(found)
 		}
+	}
+	// Names are stored as keys (paths) or shown in every answer (authors):
+	// a secret in one is replaced by a marker unique to it, so a redacted
+	// path still names one file.
+	for _, name := range []*string{&c.Author.Name, &c.Author.Email, &c.Committer.Name, &c.Committer.Email} {
+		*name, found = s.scanner.RedactName(*name)
+		c.Redactions += len(found)
+	}
+	for i := range c.Changes {
+		fc := &c.Changes[i]
+		fc.Path, found = s.scanner.RedactName(fc.Path)
+		c.Redactions += len(found)
+		fc.OldPath, found = s.scanner.RedactName(fc.OldPath)
+		c.Redactions += len(found)
 	}
 	// Issue references are parsed again from the redacted text, so that no
 	// secret survives in a reference's raw text or URL.
@@ -272,7 +292,7 @@ func (s *Syncer) redact(c *model.Commit) {
 func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error {
 	now := s.opts.Now()
 	var indexed, redactions, redactedCommits int
-	var seen map[string]int64
+	var seen, seenNodes map[string]int64
 	err := s.st.Tx(ctx, func(tx *sql.Tx) error {
 		indexed, redactions, redactedCommits = 0, 0, 0
 		w, err := store.NewWriter(ctx, tx)
@@ -281,7 +301,8 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 		}
 		defer w.Close()
 		w.KnownEntities(s.entityIDs)
-		seen = w.SeenEntities()
+		w.KnownNodes(s.nodeIDs)
+		seen, seenNodes = w.SeenEntities(), w.SeenNodes()
 		for _, o := range batch {
 			if o.err != nil {
 				continue
@@ -304,6 +325,7 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 		return fmt.Errorf("write batch: %w", err)
 	}
 	maps.Copy(s.entityIDs, seen)
+	maps.Copy(s.nodeIDs, seenNodes)
 	res.Indexed += indexed
 	res.Redactions += redactions
 	res.RedactedCommits += redactedCommits

@@ -32,8 +32,11 @@ type Syncer struct {
 	// and always gets the same paths (see entityStage).
 	parserSet []*entity.Parser
 	// entityIDs caches the ids of the entities this sync's committed
-	// batches stored, for the writer of the next batch.
-	entityIDs map[string]int64
+	// batches stored, for the writer of the next batch; nodeIDs those of
+	// the code relationships' nodes.
+	entityIDs, nodeIDs map[string]int64
+	// rel resolves code relationships while the queue is processed.
+	rel *relater
 }
 
 // New prepares a sync of the repository at path into st.
@@ -44,7 +47,8 @@ func New(path string, st *store.Store, opts Options) (*Syncer, error) {
 	if opts.ExtractOnly {
 		opts.Graph, opts.Vectors, opts.Summarizer = nil, nil, nil
 	}
-	s := &Syncer{path: path, st: st, q: q, opts: opts, scannerReady: make(chan struct{}), entityIDs: map[string]int64{}}
+	s := &Syncer{path: path, st: st, q: q, opts: opts, scannerReady: make(chan struct{}), entityIDs: map[string]int64{},
+		nodeIDs: map[string]int64{}}
 	go func() {
 		defer close(s.scannerReady)
 		if s.scanner, s.scannerErr = secrets.New(); s.scannerErr != nil {
@@ -99,6 +103,9 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 		checkRewrites = checkRewrites || br.Rewritten
 	}
 	if err := s.process(ctx, repo, res); err != nil {
+		return nil, err
+	}
+	if err := s.reconcile(ctx, repo.Root(), res.Branches); err != nil {
 		return nil, err
 	}
 	if checkRewrites {
@@ -172,6 +179,9 @@ func (s *Syncer) saveRefs(ctx context.Context, repo *extract.Repo) error {
 	if err != nil {
 		return err
 	}
+	if err := s.redactRefs(refs); err != nil {
+		return err
+	}
 	if sameRefs(refs, known) {
 		return nil
 	}
@@ -187,6 +197,19 @@ func (s *Syncer) saveRefs(ctx context.Context, repo *extract.Repo) error {
 		}
 		return nil
 	})
+}
+
+// redactRefs replaces secrets in ref names (a token pushed as a tag) by
+// markers unique to them.
+func (s *Syncer) redactRefs(refs []extract.Ref) error {
+	sc, err := s.secretScanner()
+	if err != nil {
+		return err
+	}
+	for i := range refs {
+		refs[i].Name, _ = sc.RedactName(refs[i].Name)
+	}
+	return nil
 }
 
 func (s *Syncer) loadRefs(ctx context.Context) (map[string]extract.Ref, error) {

@@ -24,8 +24,12 @@ func (s *server) query(ctx context.Context, in QueryInput) (*answer[QueryOutput]
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.Query(ctx, api.QueryRequest{Repo: repo, Query: in.Query, Tokens: budget,
-		Format: retrieve.FormatMarkdown})
+	req, err := queryRequest(in)
+	if err != nil {
+		return nil, err
+	}
+	req.Repo, req.Tokens = repo, budget
+	res, err := s.svc.Query(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +75,26 @@ func queryResults(res *api.QueryResult) []QueryResult {
 	for i, it := range res.Answer.Items {
 		k := keys[it.Commit]
 		out[i] = QueryResult{Commit: it.Commit, Score: math.Round(it.Score*1000) / 1000, Classification: k.Classification,
-			Summary: oneLine(k.Summary), Why: it.Why, Stale: it.Stale}
+			Summary: oneLine(k.Summary), Why: it.Why, Stale: it.Stale,
+			Tier: it.Tier, Confidence: it.Confidence}
 	}
 	return out
+}
+
+// queryRequest carries the tool's options to the service, reading the
+// date range's dates.
+func queryRequest(in QueryInput) (api.QueryRequest, error) {
+	q := api.QueryRequest{Query: in.Query, Format: retrieve.FormatMarkdown, Limit: in.MaxResults, Full: in.Full, SeedOrder: in.SeedOrder,
+		IncludeDiffs: in.IncludeDiffs, IncludeTests: in.IncludeTests, RecencyWeight: in.RecencyWeight}
+	if in.MaxResults < 0 || in.MaxResults > retrieve.MaxResults {
+		return q, fmt.Errorf("%w: max_results %d: want 1 to %d", api.ErrBadRequest, in.MaxResults, retrieve.MaxResults)
+	}
+	if d := in.DateRange; d != nil {
+		r, err := retrieve.ParseDateRange(d.From + ".." + d.To)
+		if err != nil {
+			return q, fmt.Errorf("%w: date_range: %v", api.ErrBadRequest, err)
+		}
+		q.DateRange = &r
+	}
+	return q, nil
 }

@@ -51,6 +51,21 @@ type QueryInput struct {
 	Query       string `json:"query" jsonschema:"the question, in plain words: why was X done, how does Y work, when did Z change"`
 	Repository  string `json:"repository,omitempty" jsonschema:"a registered repository's name; may be omitted when only one is registered"`
 	TokenBudget int    `json:"token_budget,omitempty" jsonschema:"the most tokens (cl100k) the answer may take; default 4000"`
+	MaxResults  int    `json:"max_results,omitempty" jsonschema:"the most ranked commits to return, 1 to 20; default 5"`
+	Full        bool   `json:"full,omitempty" jsonschema:"add each key commit's whole message, a diff snippet and the git show command that verifies it"`
+	SeedOrder   bool   `json:"seed_order,omitempty" jsonschema:"return commits that state a reason (Hard) first, at most 5, then at most 3 others (Soft); default: by relevance"`
+	// Seed 003's QueryOptions.
+	IncludeDiffs  *bool      `json:"include_diffs,omitempty" jsonschema:"include the important diffs in the pack; default true"`
+	IncludeTests  *bool      `json:"include_tests,omitempty" jsonschema:"include the related tests in the pack; default true"`
+	RecencyWeight *float64   `json:"recency_weight,omitempty" jsonschema:"0 to 1: how much to prefer recent commits"`
+	DateRange     *DateRange `json:"date_range,omitempty" jsonschema:"only commits committed in this range"`
+}
+
+// DateRange is seed 003's date_range: dates as YYYY-MM-DD or RFC 3339,
+// either side optional; to includes its whole day.
+type DateRange struct {
+	From string `json:"from,omitempty" jsonschema:"first date, YYYY-MM-DD or RFC 3339"`
+	To   string `json:"to,omitempty" jsonschema:"last date, YYYY-MM-DD (inclusive) or RFC 3339"`
 }
 
 // EntityInput asks for a function's, class's or file's history.
@@ -178,6 +193,8 @@ type QueryResult struct {
 	Summary        string   `json:"summary,omitempty"`
 	Why            []string `json:"why,omitempty" jsonschema:"what matched: keyword, vector, entity X, path Y, issue #N"`
 	Stale          bool     `json:"stale,omitempty"`
+	Tier           string   `json:"tier,omitempty" jsonschema:"hard (a stated reason and a source that still exists) or soft"`
+	Confidence     string   `json:"confidence,omitempty" jsonschema:"S1 (high) to S3 (low)"`
 }
 
 // Change is one commit in a list of changes.

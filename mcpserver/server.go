@@ -33,6 +33,10 @@ type Options struct {
 	// Logger receives one debug record per tool call and the errors that
 	// are the server's fault; nil discards them.
 	Logger *slog.Logger
+	// Audit receives one record per tool call, as the HTTP API writes for
+	// its requests: the client, the tool, the repository, the arguments
+	// (clipped), the outcome and the time taken.
+	Audit *slog.Logger
 }
 
 // ServerName is the implementation name clients see.
@@ -50,8 +54,9 @@ const instructions = `gitmemory indexes the git history of registered repositori
 // server answers the tools from a Service. It holds no mutable state, so
 // one serves any number of sessions at once.
 type server struct {
-	svc api.Service
-	log *slog.Logger
+	svc   api.Service
+	log   *slog.Logger
+	audit *slog.Logger // nil for none
 }
 
 // New returns an MCP server with gitmemory's tools, answered by svc.
@@ -68,7 +73,7 @@ func New(svc api.Service, opts Options) *mcp.Server {
 		&mcp.ServerOptions{Instructions: instructions, Logger: quiet(log),
 			// The tools are the whole surface: no logging capability.
 			Capabilities: &mcp.ServerCapabilities{}})
-	s := &server{svc: svc, log: log}
+	s := &server{svc: svc, log: log, audit: opts.Audit}
 	ms.AddReceivingMiddleware(s.recoverPanics)
 	s.register(ms)
 	return ms
@@ -193,6 +198,7 @@ func handler[In, Out any](s *server, name string, fn func(context.Context, In) (
 				res, err = nil, fmt.Errorf("%s failed: internal error (logged by the server)", name)
 			}
 			s.logCall(ctx, name, start, err)
+			s.auditCall(ctx, name, in, start, err)
 		}()
 		a, err := fn(ctx, in)
 		if err != nil {
@@ -223,6 +229,11 @@ func (s *server) register(ms *mcp.Server) {
 	addTool(ms, s, recentTool, s.recent)
 	addTool(ms, s, lookupTool, s.lookup)
 	addTool(ms, s, historyTool, s.history)
+	addTool(ms, s, healthTool, s.health)
+	addTool(ms, s, commitTool, s.commit)
+	addTool(ms, s, logTool, s.commitLog)
+	addTool(ms, s, entitySearchTool, s.entitySearch)
+	addTool(ms, s, relationshipsTool, s.relationships)
 }
 
 // addTool adds a tool whose input schema is In's, adjusted by the tool's

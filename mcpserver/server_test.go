@@ -14,8 +14,8 @@ import (
 	"github.com/gitmemory/gitmemory/memory"
 )
 
-var toolNames = []string{"gitmemory_entity_history", "gitmemory_history", "gitmemory_lookup", "gitmemory_query",
-	"gitmemory_recent_changes"}
+var toolNames = []string{"gitmemory_commit", "gitmemory_entity_history", "gitmemory_entity_search", "gitmemory_health",
+	"gitmemory_history", "gitmemory_log", "gitmemory_lookup", "gitmemory_query", "gitmemory_recent_changes", "gitmemory_relationships"}
 
 // schemaOf decodes a listed tool's schema.
 type schemaOf struct {
@@ -60,7 +60,13 @@ func TestListTools(t *testing.T) {
 		t.Fatalf("tools = %v, want %v", names, toolNames)
 	}
 	want := map[string]struct{ required, optional []string }{
-		"gitmemory_query":          {[]string{"query"}, []string{"repository", "token_budget"}},
+		"gitmemory_query": {[]string{"query"}, []string{"repository", "token_budget", "max_results", "full",
+			"seed_order", "include_diffs", "include_tests", "recency_weight", "date_range"}},
+		"gitmemory_health":         {nil, []string{"repository"}},
+		"gitmemory_commit":         {[]string{"rev"}, []string{"repository"}},
+		"gitmemory_log":            {nil, []string{"range", "since", "until", "author", "limit", "repository"}},
+		"gitmemory_entity_search":  {nil, []string{"search", "type", "limit", "repository"}},
+		"gitmemory_relationships":  {[]string{"entity_name"}, []string{"types", "repository"}},
 		"gitmemory_entity_history": {[]string{"entity_name"}, []string{"entity_type", "repository", "token_budget"}},
 		"gitmemory_recent_changes": {nil, []string{"path", "days", "repository", "token_budget"}},
 		"gitmemory_lookup":         {nil, []string{"paths", "fingerprint", "fingerprints", "repository"}},
@@ -174,8 +180,8 @@ func TestEntityHistory(t *testing.T) {
 		t.Errorf("README.md: %+v", out)
 	}
 
-	msg := fails(t, cs, "gitmemory_entity_history", map[string]any{"entity_name": "Ad", "entity_type": "function"})
-	if !strings.Contains(msg, `unknown entity "Ad"`) || !strings.Contains(msg, `closest indexed name is "Add"`) {
+	msg := fails(t, cs, "gitmemory_entity_history", map[string]any{"entity_name": "Qzxw", "entity_type": "function"})
+	if !strings.Contains(msg, `unknown entity "Qzxw"`) || !strings.Contains(msg, `closest: `) {
 		t.Errorf("unknown entity: %s", msg)
 	}
 	if msg := fails(t, cs, "gitmemory_entity_history", map[string]any{"entity_name": "Add", "entity_type": "module"}); !strings.Contains(msg, "entity_type") {

@@ -117,10 +117,7 @@ func (h *Home) Resolve(ctx context.Context, arg string) (string, error) {
 		}
 	}
 	if abs, err := repoRoot(arg); err == nil {
-		repos, err := h.List(ctx)
-		if err != nil {
-			return "", err
-		}
+		repos, _ := h.List(ctx) // a damaged store cannot match by path; the others still can
 		for _, r := range repos {
 			if r.Path == abs {
 				return r.Name, nil

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/indexer"
+	"github.com/gitmemory/gitmemory/retrieve"
 	"github.com/gitmemory/gitmemory/store"
 )
 
@@ -34,6 +36,9 @@ type Repository struct {
 	Shallow      bool      `json:"shallow"`
 	CreatedAt    time.Time `json:"created_at"`
 	LastSyncedAt time.Time `json:"last_synced_at,omitzero"`
+	// Languages are the head's files by language (seed 003), most first;
+	// filled by List and Status only, since they read every file change.
+	Languages []retrieve.LanguageCount `json:"languages,omitempty"`
 }
 
 // Policy is the part of a repository's configuration a user sets: which
@@ -235,14 +240,31 @@ func (h *Home) List(ctx context.Context) ([]Repository, error) {
 		return nil, err
 	}
 	var out []Repository
+	var broken error
 	for _, n := range names {
 		r, err := h.Get(ctx, n)
 		if err != nil {
+			// One damaged store must not hide the others: list them and
+			// say which could not be read.
+			broken = errors.Join(broken, fmt.Errorf("repository %s: %w", n, err))
+			continue
+		}
+		if r.Languages, err = h.languages(ctx, n); err != nil {
 			return nil, err
 		}
 		out = append(out, *r)
 	}
-	return out, nil
+	return out, broken
+}
+
+// languages counts a repository's files at the head by language.
+func (h *Home) languages(ctx context.Context, name string) ([]retrieve.LanguageCount, error) {
+	var out []retrieve.LanguageCount
+	err := h.read(ctx, name, func(st *store.Store) (err error) {
+		out, err = retrieve.Languages(ctx, st.DB)
+		return err
+	})
+	return out, err
 }
 
 // Get loads one repository's registration.
@@ -273,11 +295,35 @@ func (h *Home) read(ctx context.Context, name string, fn func(*store.Store) erro
 	if err := h.registered(name); err != nil {
 		return err
 	}
+	if err := checkStoreFile(h.DataDir(name)); err != nil {
+		return err
+	}
 	st, err := store.Open(ctx, h.DataDir(name))
 	if err != nil {
 		return err
 	}
 	return errors.Join(fn(st), st.Close())
+}
+
+// sqliteMagic opens every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// checkStoreFile refuses a metadata file that is not a SQLite database (a
+// truncated or overwritten one) before it is opened: opening would run
+// the migrations and silently replace it with an empty store, though the
+// command only reads.
+func checkStoreFile(dir string) error {
+	path := filepath.Join(dir, store.DBFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	if n, _ := io.ReadFull(f, head); n < len(head) || string(head) != sqliteMagic {
+		return fmt.Errorf("%s is not a gitmemory store (truncated or overwritten: %d bytes read): remove the repository and sync it again", path, n)
+	}
+	return nil
 }
 
 // registered reports, from the file system alone, whether name has a
@@ -292,7 +338,12 @@ func (h *Home) registered(name string) error {
 
 // Remove deletes a repository's registration and every byte of its data.
 func (h *Home) Remove(ctx context.Context, name string) error {
-	if _, err := h.Get(ctx, name); err != nil {
+	// Registered is enough: a store too damaged to open must still be
+	// removable.
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if err := h.registered(name); err != nil {
 		return err
 	}
 	h.holdMu.Lock()

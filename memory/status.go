@@ -8,6 +8,7 @@ import (
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/queue"
+	"github.com/gitmemory/gitmemory/retrieve"
 	"github.com/gitmemory/gitmemory/store"
 )
 
@@ -39,6 +40,8 @@ type Status struct {
 	EntityChanges int `json:"entity_changes"`
 	CoEvolving    int `json:"co_evolving_pairs"`
 	TestLinks     int `json:"test_links"`
+	// Code counts the code relationships at the newest indexed version.
+	Code RelationCounts `json:"code_relations"`
 	// GraphQuads and GraphValues are the knowledge graph's size as its
 	// store estimates it: quads are edges (and hidden marks), values the
 	// distinct node ids, edge types and confidences. GraphNote says why
@@ -65,6 +68,9 @@ func (h *Home) Status(ctx context.Context, name string, verify bool) (*Status, e
 			return err
 		}
 		s.Repository = *repo
+		if s.Languages, err = retrieve.Languages(ctx, st.DB); err != nil {
+			return err
+		}
 		if s.SchemaVersion, err = st.SchemaVersion(ctx); err != nil {
 			return err
 		}
@@ -184,6 +190,9 @@ func (s *Status) understood(ctx context.Context, st *store.Store) error {
 		(SELECT COUNT(*) FROM commits WHERE graphed = 0)`).Scan(
 		&s.DesignNotes, &s.Entities, &s.EntityChanges, &s.CoEvolving, &s.TestLinks, &s.GraphPending)
 	if err != nil {
+		return err
+	}
+	if s.Code, err = relationCounts(ctx, st); err != nil {
 		return err
 	}
 	rows, err := st.DB.QueryContext(ctx, `SELECT classification, COUNT(*) FROM commits

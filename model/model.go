@@ -190,6 +190,8 @@ type Understood struct {
 	// deleted, in file order. Merges have none: their changes belong to the
 	// commits they merge.
 	Entities []EntityChange `json:"entities,omitempty"`
+	// Relations are the code relationships the commit added or removed.
+	Relations []Relation `json:"relations,omitempty"`
 }
 
 // Entity actions.

@@ -21,14 +21,18 @@ var Intents = []string{IntentAuto, IntentPlan, IntentExecute, IntentExplain, Int
 // intentMarkers are word prefixes (lower case) that vote for an intent, in
 // English and Russian.
 var intentMarkers = map[string][]string{
-	IntentDebug: {"bug", "crash", "panic", "error", "fail", "broke", "regress", "exception", "fix", "wrong",
-		"hang", "leak", "ошибк", "падает", "упал", "сломал", "баг", "не работает", "исправ"},
+	IntentDebug: {"bug", "crash", "panic", "error", "fail", "broke", "break", "regress", "exception", "fix", "wrong",
+		"hang", "leak", "segfault", "exits with",
+		"ошибк", "пада", "упал", "сломал", "лома", "баг", "не работа", "перестал", "не проход", "исправ", "вылет",
+		"завис", "утечк", "исключени", "сбой", "сбоя", "сбои", "краш", "регресс", "неправильн", "неверн", "обрыва",
+		"с кодом"},
 	IntentExplain: {"why", "reason", "purpose", "rationale", "explain", "what does", "how does", "motivat",
 		"почему", "зачем", "объясни", "причин", "как работает"},
 	IntentPlan: {"plan", "design", "should we", "approach", "migrat", "architect", "propos", "how should",
-		"план", "спроектир", "как лучше", "архитект"},
+		"план ", "плана", "спланир", "спроектир", "как лучше", "архитект", "подход", "стоит ли", "предлож", "дизайн"},
 	IntentExecute: {"implement", "add ", "write", "update", "rename", "refactor", "remove", "change ",
-		"сделай", "добав", "реализ", "измени", "удали", "перепиши"},
+		"сделай", "добав", "реализ", "измени", "удали", "перепиши", "напиш", "обнови", "переименуй", "раздели",
+		"убери", "поменяй"},
 	IntentResearch: {"when", "who", "history", "evolv", "introduc", "which commit", "where did", "came from",
 		"когда", "кто", "истори", "откуда", "какой коммит"},
 }
@@ -37,7 +41,11 @@ var intentMarkers = map[string][]string{
 var intentOrder = []string{IntentDebug, IntentExplain, IntentResearch, IntentPlan, IntentExecute}
 
 // ClassifyIntent is the auto classifier: the intent with the most markers in
-// the question, research when none.
+// the question, research when none. A question about a failure is debug
+// even when it asks why (debug wins a tie with explain): its fix answers
+// it. An imperative (an execute marker opening the question: "write a
+// migration", "добавь логирование") counts twice, so that what it names
+// ("migration", a plan marker) does not outvote the verb.
 func ClassifyIntent(q string) string {
 	q = markerText(q)
 	best, bestN := IntentResearch, 0
@@ -46,6 +54,9 @@ func ClassifyIntent(q string) string {
 		for _, m := range intentMarkers[in] {
 			if strings.Contains(q, " "+m) {
 				n++
+				if in == IntentExecute && strings.HasPrefix(q, " "+m) {
+					n++
+				}
 			}
 		}
 		if n > bestN {
@@ -106,9 +117,11 @@ func markerText(q string) string {
 // 001's additive points reward only when they are asked for.
 type asks struct {
 	removal   bool // why or where something went
+	revert    bool // why a change was undone
 	rationale bool // a why: stated reasons answer it
 	security  bool // a security question: security changes answer it
 	recent    bool // the last days' changes
+	evolution bool // how something evolved: its origin answers it first
 }
 
 var (
@@ -116,6 +129,8 @@ var (
 		"unsafe", "malicious", "безопасн", "уязвим"}
 	recentMarkers = []string{"recent", "lately", "last week", "yesterday", "today", "this week", "just now",
 		"недавн", "вчера", "сегодня"}
+	evolutionMarkers = []string{"evolve", "evolution", "history of", "over time", "over the years", "first added",
+		"first introduced", "came to be", "changed over", "развива", "эволюц", "истори"}
 )
 
 // askedFor reads what a question asks for from its words and intent.
@@ -123,8 +138,10 @@ func askedFor(q, intent string) asks {
 	t := markerText(q)
 	return asks{
 		removal:   hasMarker(t, removalMarkers),
+		revert:    hasMarker(t, revertMarkers),
 		rationale: intent == IntentExplain,
 		security:  hasMarker(t, securityMarkers),
 		recent:    hasMarker(t, recentMarkers),
+		evolution: hasMarker(t, evolutionMarkers),
 	}
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/gitmemory/gitmemory/store"
 )
 
-// BM25 column weights of the keyword index: subject, body, summary, design
-// notes, paths, entity names. A word in the subject or in a changed
+// BM25 column weights of the keyword index: subject, body, summary (with
+// the prose the commit added: documentation, changelog and comment lines),
+// design notes, paths, entity names. A word in the subject or in a changed
 // function's name says more about a commit than one in its body; the
 // summary and design notes repeat the message, so they count little, or
 // a sentence would count two and three times. Chosen on the evaluation
@@ -126,10 +127,8 @@ func matchAlts(terms []string, parts bool) []string {
 	for _, t := range terms {
 		add(t)
 		if parts {
-			if ps := store.IdentifierParts(t); len(ps) > 1 {
-				for _, p := range ps {
-					add(p)
-				}
+			for _, p := range store.CompoundParts(t) {
+				add(p)
 			}
 		}
 	}

@@ -64,6 +64,10 @@ type refs struct {
 	shas   []string // hex words of 7 to 40 digits
 	paths  []string // words with a '/' or a file extension
 	idents []string // code-like words: camelCase, snake_case, a.b, name()
+	// names are plain words the question may mean as a function or type
+	// name: `quoted`, called (retry()), or capitalised inside a sentence
+	// (Retry). Only an entity of exactly that name makes them one.
+	names []string
 }
 
 var (
@@ -88,16 +92,36 @@ func extractRefs(q string) refs {
 			add(&r.shas, m)
 		}
 	}
-	for _, w := range wordRe.FindAllString(strings.ReplaceAll(q, "`", " "), -1) {
-		w = strings.TrimRight(w, ".:-")
+	for _, loc := range wordRe.FindAllStringIndex(strings.ReplaceAll(q, "`", " "), -1) {
+		w := strings.TrimRight(q[loc[0]:loc[1]], ".:-")
 		switch {
 		case strings.Contains(w, "/") || (extRe.MatchString(w) && !strings.Contains(w[:len(w)-len(extRe.FindString(w))], ".") && codeExt[strings.ToLower(extRe.FindString(w))]):
 			add(&r.paths, w)
 		case identRe.MatchString(w) && looksLikeCode(w):
 			add(&r.idents, w)
+		case plainName(q, loc[0], w):
+			add(&r.names, w)
 		}
 	}
 	return r
+}
+
+// plainName reports whether the plain word w at byte start of q reads as
+// a name: quoted in backticks, followed by "(", or capitalised (not all
+// capitals) where a sentence does not start.
+func plainName(q string, start int, w string) bool {
+	if len(w) < 3 || strings.ContainsAny(w, "./:-") {
+		return false
+	}
+	end := start + len(w)
+	if start > 0 && q[start-1] == '`' || end < len(q) && (q[end] == '`' || q[end] == '(') {
+		return true
+	}
+	if !unicode.IsUpper(rune(w[0])) || strings.ToUpper(w) == w {
+		return false
+	}
+	before := strings.TrimRight(q[:start], " \t\"'(")
+	return before != "" && !strings.ContainsRune(".?!:;\n", rune(before[len(before)-1]))
 }
 
 // codeExt are the extensions that make a word a file name ("args.go"),

@@ -92,6 +92,12 @@ type PackOptions struct {
 	Format string
 	// IncludeRewritten keeps results whose commits were rewritten.
 	IncludeRewritten bool
+	// Full adds each key item's whole message, a diff snippet and the
+	// command that verifies it (seed 004's --full).
+	Full bool
+	// NoDiffs and NoTests leave out the important diffs and related tests
+	// (seed 003's include_diffs and include_tests set to false).
+	NoDiffs, NoTests bool
 	// Now stamps generated_at (time.Now when nil).
 	Now func() time.Time
 }
@@ -142,6 +148,16 @@ type KeyItem struct {
 	Summary        string  `json:"summary"`
 	Classification string  `json:"classification"`
 	RelevanceScore float64 `json:"relevance_score"`
+	// Tier and Confidence are seed 004's labels (Grade): "hard" or
+	// "soft", and S1 to S3.
+	Tier       string `json:"tier,omitempty"`
+	Confidence string `json:"confidence,omitempty"`
+	// Message, Diff and Verify are filled under PackOptions.Full (seed
+	// 004's --full): the whole commit message, a diff snippet, and the
+	// command that shows the change in the repository.
+	Message string `json:"message,omitempty"`
+	Diff    string `json:"diff,omitempty"`
+	Verify  string `json:"verify,omitempty"`
 	// Evidence is why the commit was chosen: the sentence of it that best
 	// matches the query (pack_evidence.go); nil when none does, or when the
 	// budget had no room for it.

@@ -73,6 +73,11 @@ func gatherPack(ctx context.Context, st *store.Store, in PackInput, opts PackOpt
 	a := &pc.all
 	var refs [secTests + 1][]packRefs
 	a.KeyItems, refs[secKeyItems] = packKeyItems(cs)
+	if opts.Full {
+		if err := packFull(ctx, st.DB, cs, a.KeyItems, m); err != nil {
+			return nil, err
+		}
+	}
 	a.Timeline, refs[secTimeline] = packTimeline(cs)
 	a.DesignNotes, refs[secNotes] = packNotes(cs, m)
 	a.CodeContext, refs[secCode] = packCode(cs, named, m)
@@ -85,6 +90,9 @@ func gatherPack(ctx context.Context, st *store.Store, in PackInput, opts PackOpt
 	}
 	a.RelatedTests, refs[secTests] = packTests(vs, tier)
 	for sec, rs := range refs {
+		if opts.NoDiffs && sec == int(secDiffs) || opts.NoTests && sec == int(secTests) {
+			continue
+		}
 		for i, r := range rs {
 			pc.order = append(pc.order, packCand{sec: packSection(sec), idx: i, refs: r})
 		}

@@ -83,11 +83,11 @@ func mdKeyItem(k KeyItem) string {
 	if k.Classification != "" {
 		class = " " + k.Classification
 	}
-	line := fmt.Sprintf("- `%s`%s · %g · %s\n", packShort(k.Hash), class, k.RelevanceScore, k.Summary)
+	line := fmt.Sprintf("- `%s`%s%s · %g · %s\n", packShort(k.Hash), tierLabel(k.Tier, k.Confidence), class, k.RelevanceScore, k.Summary)
 	if e := k.Evidence; e != nil {
 		line += fmt.Sprintf("  > \"%s\" — %s\n", e.Text, e.Source)
 	}
-	return line
+	return line + mdFull(k)
 }
 
 func mdTimeline(e TimelineEntry) string {

@@ -115,7 +115,8 @@ func packKeyItems(cs []*packCommit) ([]KeyItem, []packRefs) {
 	var refs []packRefs
 	for _, c := range cs[:min(len(cs), packMaxKeyItems)] {
 		items = append(items, KeyItem{Hash: c.hash, Summary: packLabel(c) + packClip(c.text(), packMaxTextRunes),
-			Classification: c.class, RelevanceScore: round3(c.res.Score), cands: evidenceCands(c)})
+			Classification: c.class, RelevanceScore: round3(c.res.Score), Tier: c.res.Tier, Confidence: c.res.Confidence,
+			cands: evidenceCands(c)})
 		refs = append(refs, packRefs{commits: []string{c.hash}})
 	}
 	return items, refs

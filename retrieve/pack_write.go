@@ -37,6 +37,10 @@ type PackLogRow struct {
 	GeneratedAt time.Time `json:"generated_at"`
 	Query       string    `json:"query"`
 	TokenCount  int       `json:"token_count"`
+	// Anchor is seed 001's delta anchor of the response (pack_anchor.go)
+	// and Deltas the commits since it, newest first, at most MaxDeltas.
+	Anchor string   `json:"anchor,omitempty"`
+	Deltas []string `json:"deltas,omitempty"`
 }
 
 // packFS is the file operations WritePack's steps use, replaced in tests
@@ -69,7 +73,18 @@ func WritePack(dir string, p *Pack, commitID string) (string, error) {
 	return writePack(dir, p, commitID, osPackFS)
 }
 
+// WritePackDelta is WritePack with the response's delta anchor and the
+// commits since it recorded in its log row.
+func WritePackDelta(dir string, p *Pack, commitID, anchor string, deltas []string) (string, error) {
+	return writePackRow(dir, p, PackLogRow{CommitID: commitID, Anchor: anchor, Deltas: deltas}, osPackFS)
+}
+
 func writePack(dir string, p *Pack, commitID string, fs packFS) (string, error) {
+	return writePackRow(dir, p, PackLogRow{CommitID: commitID}, fs)
+}
+
+func writePackRow(dir string, p *Pack, row PackLogRow, fs packFS) (string, error) {
+	commitID := row.CommitID
 	if !packCommitIDPattern.MatchString(commitID) {
 		return "", fmt.Errorf("%w: %q", ErrBadCommitID, commitID)
 	}
@@ -92,10 +107,10 @@ func writePack(dir string, p *Pack, commitID string, fs packFS) (string, error) 
 		return path, err
 	}
 	rel, _ := filepath.Rel(dir, path)
-	row, _ := json.Marshal(PackLogRow{CommitID: commitID, Pack: filepath.ToSlash(rel), GeneratedAt: p.Metadata.GeneratedAt,
-		Query: p.Metadata.Query, TokenCount: p.Metadata.TokenCount})
+	row.Pack, row.GeneratedAt, row.Query, row.TokenCount = filepath.ToSlash(rel), p.Metadata.GeneratedAt, p.Metadata.Query, p.Metadata.TokenCount
+	line, _ := json.Marshal(row)
 	log := filepath.Join(dir, PackLogName)
-	if err := fs.append(log, append(row, '\n')); err != nil {
+	if err := fs.append(log, append(line, '\n')); err != nil {
 		return path, fmt.Errorf("append to %s: %w", log, err)
 	}
 	return path, nil
@@ -171,7 +186,7 @@ func replaceLatest(dir string, data []byte, fs packFS) error {
 // packCreateSynced writes a new file (failing with os.ErrExist if there is
 // one) and syncs it.
 func packCreateSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
@@ -189,7 +204,7 @@ func packCreateSynced(path string, data []byte) error {
 // crash left unfinished is ended first, so the new row stays a line of
 // its own.
 func packAppendSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

@@ -104,6 +104,13 @@ func TestWritePackSequence(t *testing.T) {
 	if got := readPackFile(t, filepath.Join(dir, PackLatestName)); got != string(want) {
 		t.Errorf("latest differs from the pack")
 	}
+	// A pack quotes the repository's code and messages: readable by its
+	// owner only, as the latest copy is.
+	for _, p := range []string{path, filepath.Join(dir, PackLatestName), filepath.Join(dir, PackLogName)} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want 0600", filepath.Base(p), st.Mode().Perm(), err)
+		}
+	}
 	rows := readPackLog(t, dir)
 	if len(rows) != 1 || rows[0].CommitID != "c0ffee" || rows[0].Pack != PackDirName+"/"+name || rows[0].Query != "first" ||
 		rows[0].TokenCount != 42 {

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 )
 
@@ -26,6 +27,9 @@ var ErrBadSearchConfig = errors.New("bad [search] configuration")
 //	stale_days = 90
 //	limit = 5
 //
+// A missing file is the defaults; seed 002's MATCH_THRESHOLD,
+// MATCH_FUZZY_WEIGHT and MATCH_KEYWORD_WEIGHT override fuzzy_threshold and
+// fuzzy_weight (match.go), and a bad value is an error.
 // A missing file is the defaults; an unknown key or a negative value is an
 // error, so that a typo does not silently change nothing.
 func LoadSearchConfig(path string) (SearchOptions, error) {
@@ -59,5 +63,10 @@ func LoadSearchConfig(path string) (SearchOptions, error) {
 		}
 		return o, fmt.Errorf("%w: %s: unknown key %s", ErrBadSearchConfig, path, key)
 	}
-	return o, nil
+	for _, kv := range keys {
+		if kv[0] == "fuzzy_threshold" || kv[0] == "fuzzy_weight" {
+			o.matchFrom = "config"
+		}
+	}
+	return o, applyMatchEnv(os.Getenv, &o)
 }

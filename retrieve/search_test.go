@@ -10,6 +10,7 @@ import (
 
 	"github.com/gitmemory/gitmemory/indexer"
 	"github.com/gitmemory/gitmemory/internal/gittest"
+	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/vectors"
 )
 
@@ -166,5 +167,56 @@ func TestSearchDegradesWithoutVectors(t *testing.T) {
 	a, err = s.Search(context.Background(), Request{Query: "retry uploads"})
 	if err != nil || slices.ContainsFunc(a.Items, func(it Item) bool { return it.Commit == c["retry"] }) {
 		t.Errorf("rewritten commit answered: %+v %v", a, err)
+	}
+}
+
+func TestExtractRefsPlainNames(t *testing.T) {
+	r := extractRefs("Why was Retry changed when Express calls `backoff` or jitter() on Node? Parse it")
+	if !slices.Equal(r.names, []string{"Retry", "Express", "backoff", "jitter", "Node"}) || len(r.idents) != 0 {
+		t.Errorf("refs = %+v: want the capitalised, quoted and called words as names, not the sentence's first words", r)
+	}
+}
+
+// A plain function name in a question finds the function only when an
+// entity has exactly that name: "Retry" does, "Express" (a product, not
+// an entity here) does not.
+func TestSearchPlainFunctionName(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("net/client.go", "package net\n\nfunc Retry(n int) error {\n\treturn nil\n}\n")
+	add := g.Commit("Add the network client")
+	g.Write("net/client.go", "package net\n\nfunc Retry(n int) error {\n\tif n > 5 {\n\t\tn = 5\n\t}\n\treturn nil\n}\n")
+	cap := g.Commit("Cap attempts at five so a dead server is given up on")
+	g.Write("docs/notes.md", "retry notes\n")
+	noise := g.Commit("Write down why Express users retry requests")
+	s := newSearcher(t, g, true)
+	a, err := s.Search(context.Background(), Request{Query: "why was Retry changed?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The commits that wrote Retry come before the one whose message
+	// merely says "retry" (which plain BM25 and vectors put first).
+	if !slices.Contains(a.Entities, "net/client.go#net.Retry") || len(a.Items) != 3 ||
+		a.Items[2].Commit != noise || !slices.Contains([]string{add, cap}, a.Items[0].Commit) {
+		t.Fatalf("entities %v, items %+v: want net.Retry resolved and %s last", a.Entities, a.Items, noise)
+	}
+	a, err = s.Search(context.Background(), Request{Query: "how do Express users retry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Entities) != 0 || len(a.Warnings) != 0 {
+		t.Errorf("a product name resolved as an entity: entities %v, warnings %q", a.Entities, a.Warnings)
+	}
+}
+
+// A panic in one of a question's concurrent searches is the question's
+// error, not the end of the process.
+func TestSearchStagePanicIsAnError(t *testing.T) {
+	s := NewSearcher(&store.Store{}, nil, nil, SearchOptions{}) // no database: every stage panics on it
+	_, err := s.Search(context.Background(), Request{Query: "why does upload retry", Mode: ModeKeyword})
+	if err == nil || !strings.Contains(err.Error(), "failed") {
+		t.Fatalf("err = %v, want the panicking stage named", err)
+	}
+	if !strings.Contains(err.Error(), "search failed") && !strings.Contains(err.Error(), "matches failed") {
+		t.Fatalf("err = %v: not the stage's panic", err)
 	}
 }

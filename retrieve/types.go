@@ -42,6 +42,10 @@ type Item struct {
 	// files that no longer exist at the head.
 	Stale bool     `json:"stale,omitempty"`
 	Gone  []string `json:"gone,omitempty"`
+	// Tier is seed 004's Hard Memory or Soft Notes ("hard", "soft") and
+	// Confidence its S1 (high) to S3 (low); set by Grade (grade.go).
+	Tier       string `json:"tier,omitempty"`
+	Confidence string `json:"confidence,omitempty"`
 }
 
 // PackInput is what the search hands the Context Pack builder.

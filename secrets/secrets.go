@@ -275,15 +275,55 @@ type span struct {
 // can complete a match that was not there before) and repeats until nothing
 // new is found; ids from such later passes are appended.
 func (s *Scanner) Redact(text string) (string, []string) {
+	return s.redact(text, false, nil)
+}
+
+// RedactFile is Redact for text from the file at path (a diff's hunks):
+// in a configuration file (.env, properties, YAML, INI, TOML) the value
+// of any key that names a secret is redacted, quoted or not.
+func (s *Scanner) RedactFile(path, text string) (string, []string) {
+	return s.redact(text, configPath(path), nil)
+}
+
+// RedactName is Redact for a name that identifies something: a file path,
+// an author's or committer's name or e-mail, a ref name. Each secret is
+// replaced by "[REDACTED:<rule-id>-<hash>]", where hash is 8 hex digits of
+// a SHA-256 of the secret: the same secret always gives the same marker
+// and different ones (almost surely) different markers, so a redacted
+// path still names one file, the same in every commit, and its history
+// stays whole.
+//
+// A path is redacted segment by segment ('/' is part of what the entropy
+// check takes for a token): the directories around a secret stay, so the
+// file is still found under them.
+func (s *Scanner) RedactName(name string) (string, []string) {
+	if !strings.Contains(name, "/") {
+		return s.redact(name, false, hashedRule)
+	}
+	var ids []string
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		var found []string
+		parts[i], found = s.redact(p, false, hashedRule)
+		ids = append(ids, found...)
+	}
+	if len(ids) == 0 {
+		return name, nil
+	}
+	return strings.Join(parts, "/"), ids
+}
+
+// redact runs the passes of Redact; mark names a span's marker.
+func (s *Scanner) redact(text string, config bool, mark func(rule, secret string) string) (string, []string) {
 	var ids []string
 	for pass := 0; pass < maxPasses; pass++ {
-		spans := s.spans(text)
+		spans := s.spans(text, config)
 		spans = dropMarkerOnly(text, spans)
 		if len(spans) == 0 {
 			break
 		}
 		var newIDs []string
-		text, newIDs = apply(text, spans)
+		text, newIDs = apply(text, spans, mark)
 		ids = append(ids, newIDs...)
 	}
 	return text, ids
@@ -301,7 +341,7 @@ func (s *Scanner) RedactBytes(b []byte) ([]byte, []string) {
 }
 
 // spans returns the unmerged spans to redact in text.
-func (s *Scanner) spans(text string) []span {
+func (s *Scanner) spans(text string, config bool) []span {
 	var out []span
 	for _, f := range s.findings(text) {
 		out = appendFindingSpans(text, f, out)
@@ -309,46 +349,10 @@ func (s *Scanner) spans(text string) []span {
 	out = privateKeySpans(text, out)
 	out = awsKeyIDSpans(text, out)
 	out = highEntropySpans(text, out)
+	out = assignmentSpans(text, config, out)
+	out = urlPasswordSpans(text, out)
 	return out
 }
-
-// awsKeyIDSpans appends a span for every AWS access key id shaped like
-// gitleaks' aws-access-token rule but with any upper-case letter or digit
-// after the prefix. Real key ids use the base32 alphabet A-Z2-7, which is
-// all gitleaks accepts; test and example data often do not, and a 20-byte
-// key id is too short for the entropy check. Ids ending in "EXAMPLE"
-// (AWS's documented examples) are left alone, as gitleaks does.
-func awsKeyIDSpans(text string, out []span) []span {
-	for off := 0; ; {
-		i := strings.IndexByte(text[off:], 'A')
-		if i < 0 {
-			return out
-		}
-		p := off + i
-		off = p + 1
-		if p > 0 && isWordByte(text[p-1]) || len(text)-p < 20 {
-			continue
-		}
-		switch text[p : p+4] {
-		case "AKIA", "ASIA", "ABIA", "ACCA":
-		default:
-			if text[p:p+3] != "A3T" || !isUpperOrDigit(text[p+3]) {
-				continue
-			}
-		}
-		e := p + 20
-		ok := e == len(text) || !isWordByte(text[e])
-		for k := p + 4; ok && k < e; k++ {
-			ok = isUpperOrDigit(text[k])
-		}
-		if ok && !strings.HasSuffix(text[p:e], "EXAMPLE") {
-			out = append(out, span{start: p, end: e, rule: "aws-access-token"})
-			off = e
-		}
-	}
-}
-
-func isUpperOrDigit(c byte) bool { return 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
 
 // appendFindingSpans appends a span for every occurrence in text of the
 // finding's secret (or of its whole match, for multi-line secrets such as
@@ -561,134 +565,4 @@ func putBuffers(b *buffers) {
 		b.occs = nil
 	}
 	bufPool.Put(b)
-}
-
-// apply merges overlapping spans and replaces each merged span by a marker.
-// It returns the new text and one rule id per marker, in text order.
-func apply(text string, spans []span) (string, []string) {
-	slices.SortFunc(spans, func(x, y span) int {
-		if x.start != y.start {
-			return x.start - y.start
-		}
-		return y.end - x.end
-	})
-	var (
-		b    strings.Builder
-		ids  []string
-		last int
-	)
-	b.Grow(len(text))
-	for i := 0; i < len(spans); {
-		cur := spans[i]
-		j := i + 1
-		for j < len(spans) && spans[j].start < cur.end {
-			if spans[j].end > cur.end {
-				cur.end = spans[j].end
-			}
-			if rulePriority(spans[j].rule) > rulePriority(cur.rule) {
-				cur.rule = spans[j].rule
-			}
-			j++
-		}
-		b.WriteString(text[last:cur.start])
-		b.WriteString(markerPrefix)
-		b.WriteString(cur.rule)
-		b.WriteByte(']')
-		ids = append(ids, cur.rule)
-		last = cur.end
-		i = j
-	}
-	b.WriteString(text[last:])
-	return b.String(), ids
-}
-
-// rulePriority decides which rule names a merged span: a specific gitleaks
-// rule over gitleaks' generic rule over the entropy check.
-func rulePriority(rule string) int {
-	switch {
-	case rule == highEntropyID:
-		return 0
-	case strings.Contains(rule, "generic"):
-		return 1
-	}
-	return 2
-}
-
-const markerPrefix = "[REDACTED:"
-
-// markerRanges returns the byte ranges of "[REDACTED:<rule-id>]" markers in
-// text.
-func markerRanges(text string) [][2]int {
-	var out [][2]int
-	for off := 0; ; {
-		i := strings.Index(text[off:], markerPrefix)
-		if i < 0 {
-			return out
-		}
-		start := off + i
-		k := start + len(markerPrefix)
-		for k < len(text) && isRuleIDByte(text[k]) {
-			k++
-		}
-		if k < len(text) && text[k] == ']' && k > start+len(markerPrefix) {
-			out = append(out, [2]int{start, k + 1})
-			off = k + 1
-		} else {
-			off = start + 1
-		}
-	}
-}
-
-func isRuleIDByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '_' || c == '.'
-}
-
-// dropMarkerOnly removes spans that cover nothing but existing markers, so
-// that redacted text is left alone when scanned again, and widens spans
-// that cut into a marker to the whole marker. Each pass of Redact therefore
-// replaces at least one byte outside markers, and Redact terminates.
-func dropMarkerOnly(text string, spans []span) []span {
-	if len(spans) == 0 || !strings.Contains(text, markerPrefix) {
-		return spans
-	}
-	markers := markerRanges(text)
-	if len(markers) == 0 {
-		return spans
-	}
-	out := spans[:0]
-	for _, sp := range spans {
-		if coveredByMarkers(sp, markers) {
-			continue
-		}
-		for _, m := range markers {
-			if m[0] < sp.end && sp.start < m[1] {
-				sp.start = min(sp.start, m[0])
-				sp.end = max(sp.end, m[1])
-			}
-		}
-		out = append(out, sp)
-	}
-	return out
-}
-
-// coveredByMarkers reports whether every byte of sp lies in a marker.
-func coveredByMarkers(sp span, markers [][2]int) bool {
-	pos := sp.start
-	i, _ := slices.BinarySearchFunc(markers, pos, func(m [2]int, p int) int {
-		if m[1] <= p {
-			return -1
-		}
-		if m[0] > p {
-			return 1
-		}
-		return 0
-	})
-	for ; i < len(markers) && pos < sp.end; i++ {
-		if markers[i][0] > pos {
-			return false
-		}
-		pos = max(pos, markers[i][1])
-	}
-	return pos >= sp.end
 }

@@ -21,15 +21,18 @@ type Writer struct {
 	// entityIDs caches the ids of the entities this writer has seen;
 	// known, the ids committed before its transaction (see KnownEntities).
 	entityIDs, known map[string]int64
-	// search, notes, entityChanges and lookup hold the arguments of
-	// keyword-index, design-note, entity-change and lookup-key rows until
-	// Flush, which inserts them many per statement.
-	search, notes, entityChanges, lookup []any
+	// search, notes, entityChanges, lookup and relations hold the
+	// arguments of keyword-index, design-note, entity-change, lookup-key
+	// and code-relation rows until Flush, which inserts them many per
+	// statement.
+	search, notes, entityChanges, lookup, relations []any
+	// nodeIDs and knownNodes are entityIDs and known for code nodes.
+	nodeIDs, knownNodes map[string]int64
 }
 
 // NewWriter prepares the insert statements in tx; Close them with Close.
 func NewWriter(ctx context.Context, tx *sql.Tx) (*Writer, error) {
-	w := &Writer{tx: tx, stmts: map[string]*sql.Stmt{}, entityIDs: map[string]int64{}}
+	w := &Writer{tx: tx, stmts: map[string]*sql.Stmt{}, entityIDs: map[string]int64{}, nodeIDs: map[string]int64{}}
 	for name, q := range insertSQL {
 		st, err := tx.PrepareContext(ctx, q)
 		if err != nil {
@@ -77,6 +80,7 @@ var insertSQL = map[string]string{
 	"blob":  `INSERT OR REPLACE INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`,
 	"entity": `INSERT INTO entities(key, path, qualified, name, kind, language) VALUES (?,?,?,?,?,?)
 		ON CONFLICT(key) DO UPDATE SET key = excluded.key RETURNING id`,
+	"node": `INSERT INTO code_nodes(node) VALUES (?) ON CONFLICT(node) DO UPDATE SET node = excluded.node RETURNING id`,
 }
 
 // InsertCommit writes a commit, its parents, file changes, hunks, issue
@@ -194,6 +198,9 @@ func (w *Writer) InsertPrepared(ctx context.Context, u *model.Understood, p *Pre
 		w.notes = append(w.notes, id, i, n.Source, n.Path, n.Line, n.Marker, n.Text, string(ents))
 	}
 	if err := w.insertEntities(ctx, id, u.Entities); err != nil {
+		return err
+	}
+	if err := w.insertRelations(ctx, id, u.Relations); err != nil {
 		return err
 	}
 	w.search = append(w.search, id, p.search[0], p.search[1], p.search[2], p.search[3], p.search[4], p.search[5])
@@ -354,7 +361,7 @@ func (s *Store) GetCommit(ctx context.Context, hash string) (*model.Commit, *Com
 }
 
 // GetUnderstood loads a stored commit with its classification, summary,
-// design notes and entity changes.
+// design notes, entity changes and code relationships.
 func (s *Store) GetUnderstood(ctx context.Context, hash string) (*model.Understood, *CommitInfo, error) {
 	c, info, err := s.GetCommit(ctx, hash)
 	if err != nil {
@@ -384,6 +391,9 @@ func (s *Store) GetUnderstood(ctx context.Context, hash string) (*model.Understo
 		return nil, nil, err
 	}
 	if u.Entities, err = s.entityChanges(ctx, info.ID); err != nil {
+		return nil, nil, err
+	}
+	if u.Relations, err = s.commitRelations(ctx, info.ID); err != nil {
 		return nil, nil, err
 	}
 	return u, info, nil

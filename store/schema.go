@@ -358,7 +358,31 @@ END;
 CREATE TABLE fingerprint_backfill (commit_id INTEGER PRIMARY KEY);
 INSERT INTO fingerprint_backfill SELECT id FROM commits;
 `,
-	// 9: the path git log --follow goes on with from a file a commit
+	// 9: code relationships (model.Relation: CALLS, IMPORTS, IMPLEMENTS,
+	// EXTENDS, and the REQUIRES rows behind Go's IMPLEMENTS). code_nodes
+	// names their ends by graph node id; code_relations holds what each commit
+	// added (added = 1) or removed (added = 0). The relationships of the
+	// code at a version are those whose latest row, in commit order, adds
+	// them: the key's order, so reading a node's relationships, or all of
+	// them, is one ordered scan.
+	`
+CREATE TABLE code_nodes (
+	id   INTEGER PRIMARY KEY,
+	node TEXT NOT NULL UNIQUE
+);
+CREATE TABLE code_relations (
+	from_id    INTEGER NOT NULL REFERENCES code_nodes(id),
+	kind       TEXT NOT NULL,
+	to_id      INTEGER NOT NULL REFERENCES code_nodes(id),
+	commit_id  INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
+	added      INTEGER NOT NULL,
+	confidence REAL NOT NULL,
+	PRIMARY KEY (from_id, kind, to_id, commit_id)
+) WITHOUT ROWID;
+CREATE INDEX code_relations_to ON code_relations(to_id, kind);
+CREATE INDEX code_relations_commit ON code_relations(commit_id);
+`,
+	// 10: the path git log --follow goes on with from a file a commit
 	// created (model.FileChange.Follow). Rows stored before it hold "", and
 	// history falls back on a rename's old path for them.
 	`ALTER TABLE file_changes ADD COLUMN follow TEXT NOT NULL DEFAULT ''`,

@@ -18,9 +18,7 @@ import (
 func SearchText(text string) string {
 	var parts []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isIdentRune(r) }) {
-		if ps := IdentifierParts(w); len(ps) > 1 {
-			parts = append(parts, ps...)
-		}
+		parts = append(parts, CompoundParts(w)...)
 	}
 	if len(parts) == 0 {
 		return text
@@ -29,6 +27,18 @@ func SearchText(text string) string {
 }
 
 func isIdentRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// CompoundParts returns the parts of a compound identifier, or nil when w
+// is a plain word. A name with a leading or trailing underscore is
+// compound too: "_headers" is one part, "headers", which the index's
+// tokenizer (that keeps underscores in words) would not find otherwise.
+func CompoundParts(w string) []string {
+	ps := IdentifierParts(w)
+	if len(ps) > 1 || len(ps) == 1 && ps[0] != strings.ToLower(w) {
+		return ps
+	}
+	return nil
+}
 
 // IdentifierParts splits an identifier at underscores, lower-to-upper case
 // changes, the end of an acronym (HTTPServer: HTTP, Server) and letter-digit
@@ -61,6 +71,10 @@ func IdentifierParts(w string) []string {
 	return out
 }
 
+// maxProseBytes bounds the added prose indexed for one commit: a commit
+// that imports a whole manual should not outweigh one that adds a line.
+const maxProseBytes = 4 << 10
+
 // searchRow is the keyword index's text for one commit.
 func searchRow(u *model.Understood) [6]string {
 	c := u.Commit
@@ -82,12 +96,12 @@ func searchRow(u *model.Understood) [6]string {
 	for _, r := range c.IssueRefs {
 		body += "\n" + r.Key
 	}
-	return [6]string{SearchText(subject), SearchText(body), SearchText(u.Summary), SearchText(strings.Join(notes, "\n")),
+	return [6]string{SearchText(subject), SearchText(body), SearchText(u.Summary + "\n" + model.AddedProse(c, maxProseBytes)), SearchText(strings.Join(notes, "\n")),
 		SearchText(strings.Join(paths, " ")), SearchText(strings.Join(ents, " "))}
 }
 
 // Flush writes the buffered rows (keyword index, design notes, entity
-// changes, lookup keys) of the commits inserted so far. Call it before the
+// changes, code relations, lookup keys) of the commits inserted so far. Call it before the
 // transaction commits. The rows go in multi-row
 // statements because FTS5 flushes its pending terms into a new segment at
 // every statement of a transaction that touches it: a statement per commit
@@ -100,6 +114,9 @@ func (w *Writer) Flush(ctx context.Context) error {
 		return err
 	}
 	if err := entityChangeRows.flush(ctx, w.tx, &w.entityChanges); err != nil {
+		return err
+	}
+	if err := relationRows.flush(ctx, w.tx, &w.relations); err != nil {
 		return err
 	}
 	return lookupRows.flush(ctx, w.tx, &w.lookup)

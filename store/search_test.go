@@ -45,3 +45,22 @@ func FuzzIdentifierParts(f *testing.F) {
 		}
 	})
 }
+
+func TestCompoundPartsUnderscoreEdges(t *testing.T) {
+	for w, want := range map[string]string{
+		"_headers":   "headers",
+		"__init__":   "init",
+		"res_":       "res",
+		"parseURL":   "parse url",
+		"headers":    "",
+		"HTTP":       "",
+		"snake_case": "snake case",
+	} {
+		if got := strings.Join(CompoundParts(w), " "); got != want {
+			t.Errorf("CompoundParts(%q) = %q, want %q", w, got, want)
+		}
+	}
+	if got := SearchText("Remove usage of res._headers private field"); !strings.HasSuffix(got, "\nheaders") {
+		t.Errorf("SearchText kept no part of _headers: %q", got)
+	}
+}

@@ -30,6 +30,7 @@ const (
 const (
 	maxDocPaths    = 32
 	maxDocEntities = 40
+	maxDocProse    = 1 << 10
 	// MaxTextBytes bounds the text embedded for one document; longer
 	// texts are cut at a rune boundary (remote models have context
 	// limits, and the head of a message says the most).
@@ -222,7 +223,7 @@ func commitText(u *model.Understood, paths []string) string {
 		paths = paths[:maxDocPaths]
 	}
 	text := joinNonEmpty("\n", subject, stripTrailers(body), summary,
-		strings.Join(ents, " "), strings.Join(paths, " "))
+		strings.Join(ents, " "), strings.Join(paths, " "), model.AddedProse(u.Commit, maxDocProse))
 	if strings.TrimSpace(text) == "" {
 		text = "commit " + u.Hash
 	}

@@ -10,7 +10,7 @@ import (
 
 func (a *app) addCmd() *cobra.Command {
 	var name string
-	var jsonOut bool
+	var out outputFlags
 	var pf policyFlags
 	c := &cobra.Command{
 		Use:   "add PATH",
@@ -23,6 +23,10 @@ is indexed until 'gitmemory sync'.`,
   gitmemory add /srv/git/big.git --keep-days 365`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := out.get(c)
+			if err != nil {
+				return err
+			}
 			h, err := a.home()
 			if err != nil {
 				return err
@@ -31,7 +35,7 @@ is indexed until 'gitmemory sync'.`,
 			if err != nil {
 				return err
 			}
-			if jsonOut {
+			if format == formatJSON {
 				return writeJSON(a.stdout, r)
 			}
 			fmt.Fprintf(a.stdout, "added %s (%s, %s)\nnext: gitmemory sync %s\n", r.Name, r.Path, describeBranches(r), r.Name)
@@ -39,7 +43,7 @@ is indexed until 'gitmemory sync'.`,
 		},
 	}
 	c.Flags().StringVar(&name, "name", "", "name to register the repository under")
-	c.Flags().BoolVar(&jsonOut, "json", false, "print the registration as JSON")
+	out.register(c, formatText, formatText, formatJSON)
 	pf.register(c)
 	return c
 }

@@ -5,7 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 
 type daemonFlags struct {
 	listen, tokenFile, graph, audit, logFormat string
-	add                                        []string
+	add, allowHosts                            []string
+	memLimit                                   string
 	interval, poll                             time.Duration
 	rate                                       float64
 	burst                                      int
@@ -82,8 +84,12 @@ DELETE /v1/repositories/NAME, POST /v1/query, /v1/history, /v1/recent,
 			if err := daemon.AddGlobs(c.Context(), h, f.add, f.graph, log); err != nil {
 				return err
 			}
+			if err := setMemoryLimit(f.memLimit, log); err != nil {
+				return err
+			}
+			logHealth(c.Context(), h, log)
 			d, err := daemon.New(h, daemon.Options{Listen: f.listen, Token: token, Interval: f.interval, Poll: f.poll,
-				Rate: f.rate, Burst: f.burst, Audit: audit, Log: log, Extra: mcpEndpoint})
+				Rate: f.rate, Burst: f.burst, Audit: audit, Log: log, Extra: mcpEndpoint(audit), Hosts: f.allowHosts})
 			if err != nil {
 				return err
 			}
@@ -99,15 +105,20 @@ DELETE /v1/repositories/NAME, POST /v1/query, /v1/history, /v1/recent,
 	fl.DurationVar(&f.poll, "poll", daemon.DefaultPoll, "look at the refs this often")
 	fl.Float64Var(&f.rate, "rate", api.DefaultRate, "requests per second allowed per client")
 	fl.IntVar(&f.burst, "burst", api.DefaultBurst, "requests a client may make at once")
+	fl.StringArrayVar(&f.allowHosts, "allow-host", nil, "a host name clients may use besides loopback ones and the --listen host (repeatable)")
+	fl.StringVar(&f.memLimit, "memory-limit", "", "soft memory limit such as 512MiB (default: $GOMEMLIMIT, else 896MiB)")
 	fl.StringVar(&f.audit, "audit", "", `audit log file (default: audit.log in the home; "off" for none)`)
 	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "debug logging")
 	return c
 }
 
-// mcpEndpoint serves MCP (streamable HTTP) beside the API.
-var mcpEndpoint = func(svc api.Service) map[string]http.Handler {
-	return map[string]http.Handler{"/mcp": mcpHTTP(svc)}
+// mcpEndpoint serves MCP (streamable HTTP) beside the API, its tool calls
+// audited as the API's requests are.
+func mcpEndpoint(audit *slog.Logger) func(svc api.Service) map[string]http.Handler {
+	return func(svc api.Service) map[string]http.Handler {
+		return map[string]http.Handler{"/mcp": mcpHTTP(svc, audit)}
+	}
 }
 
 func newLogger(w interface{ Write([]byte) (int, error) }, format string, verbose bool) *slog.Logger {
@@ -126,29 +137,71 @@ func newLogger(w interface{ Write([]byte) (int, error) }, format string, verbose
 // GITMEMORY_TOKEN; a token in a flag would show in the process list.
 func readToken(file string) (string, error) {
 	if file == "" {
-		return os.Getenv("GITMEMORY_TOKEN"), nil
+		t, set := os.LookupEnv("GITMEMORY_TOKEN")
+		if !set || t == "" {
+			return "", nil
+		}
+		return checkToken("GITMEMORY_TOKEN", t)
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return "", fmt.Errorf("--token-file: %w", err)
 	}
-	t := strings.TrimSpace(string(b))
-	if t == "" {
-		return "", fmt.Errorf("--token-file %s is empty", file)
+	return checkToken("--token-file "+file, strings.TrimSpace(string(b)))
+}
+
+// minTokenLen is the shortest token accepted: 16 characters of a random
+// token are beyond guessing at the failed-authentication rate allowed.
+const minTokenLen = 16
+
+// checkToken refuses a token nobody can send or anybody can guess: blank,
+// with spaces or control characters (an HTTP header cannot carry them
+// intact), or short.
+func checkToken(from, t string) (string, error) {
+	switch {
+	case strings.TrimSpace(t) == "":
+		return "", fmt.Errorf("%s is empty or blank: set a long random token (openssl rand -hex 32), or unset it to serve loopback only", from)
+	case strings.ContainsFunc(t, func(r rune) bool { return r <= ' ' || r == 0x7f || r > '~' }):
+		return "", fmt.Errorf("%s holds spaces, control or non-ASCII characters, which an Authorization header cannot carry: use printable ASCII (openssl rand -hex 32)", from)
+	case len(t) < minTokenLen:
+		return "", fmt.Errorf("%s is %d characters: use at least %d (openssl rand -hex 32)", from, len(t), minTokenLen)
 	}
 	return t, nil
 }
 
-func openAudit(home, path string) (*slog.Logger, func(), error) {
-	if path == "off" {
-		return nil, func() {}, nil
+// setMemoryLimit applies --memory-limit; without it the limit main set
+// (GOMEMLIMIT, else its default) stands. The daemon also returns freed
+// memory to the system once a burst of requests is over (see daemon).
+func setMemoryLimit(flag string, log *slog.Logger) error {
+	if flag == "" {
+		return nil
 	}
-	if path == "" {
-		path = filepath.Join(home, "audit.log")
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	n, err := parseBytes(flag)
 	if err != nil {
-		return nil, nil, fmt.Errorf("audit log: %w", err)
+		return fmt.Errorf("--memory-limit %q: %w", api.Clip(flag, 40), err)
 	}
-	return slog.New(slog.NewJSONHandler(f, nil)), func() { f.Close() }, nil
+	debug.SetMemoryLimit(n)
+	log.Debug("memory limit", "bytes", n)
+	return nil
+}
+
+// parseBytes reads a size as GOMEMLIMIT writes it: a number and an
+// optional B, KiB, MiB, GiB or TiB suffix.
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = num, u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("want a positive size such as 768MiB or 2GiB")
+	}
+	return n * mult, nil
 }

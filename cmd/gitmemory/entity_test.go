@@ -66,9 +66,34 @@ func TestEntityCommand(t *testing.T) {
 			t.Errorf("text output lacks %q:\n%s", s, text)
 		}
 	}
+	// Seed 002: a misspelt name matches the closest at or above
+	// MATCH_THRESHOLD (0.4): Summ → Sum scores 0.7 × 0.75 + 0.3 × 0.
+	text = mustCLI(t, home, "entity", "Summ", "--repo", g.Dir)
+	if !strings.Contains(text, "function calc.Sum") || !strings.Contains(text, `matched:    "Summ" is no entity; Sum scores 0.53 (threshold 0.40)`) {
+		t.Errorf("fuzzy match of Summ:\n%s", text)
+	}
+	t.Setenv("MATCH_THRESHOLD", "0.99")
 	_, errOut, code := cli(t, home, "entity", "Summ", "--repo", g.Dir)
-	if code == 0 || !strings.Contains(errOut, `unknown entity "Summ": the closest indexed name is "Sum"`) {
-		t.Errorf("unknown entity: exit %d, %q", code, errOut)
+	if code == 0 || !strings.Contains(errOut, `unknown entity "Summ": no name scores 0.99 or more (MATCH_THRESHOLD); closest: Sum (0.53)`) {
+		t.Errorf("MATCH_THRESHOLD=0.99: exit %d, %q", code, errOut)
+	}
+	t.Setenv("MATCH_THRESHOLD", "")
+	t.Setenv("MATCH_KEYWORD_WEIGHT", "0.9") // Summ shares no name part with Sum: 0.1 × 0.75
+	if _, errOut, code := cli(t, home, "entity", "Summ", "--repo", g.Dir); code == 0 || !strings.Contains(errOut, "no name scores 0.40 or more") || !strings.Contains(errOut, "closest: Sum (0.07)") {
+		t.Errorf("MATCH_KEYWORD_WEIGHT=0.9 (no shared name parts): exit %d, %q", code, errOut)
+	}
+	for env, val := range map[string]string{"MATCH_THRESHOLD": "high", "MATCH_FUZZY_WEIGHT": "1.5"} {
+		t.Setenv("MATCH_KEYWORD_WEIGHT", "")
+		t.Setenv(env, val)
+		if _, errOut, code := cli(t, home, "entity", "Sum", "--repo", g.Dir); code == 0 || !strings.Contains(errOut, env+`="`+val+`": want a number from 0 to 1`) {
+			t.Errorf("%s=%s: exit %d, %q", env, val, code, errOut)
+		}
+		t.Setenv(env, "")
+	}
+	t.Setenv("MATCH_FUZZY_WEIGHT", "0.5")
+	t.Setenv("MATCH_KEYWORD_WEIGHT", "0.3")
+	if _, errOut, code := cli(t, home, "entity", "Sum", "--repo", g.Dir); code == 0 || !strings.Contains(errOut, "must add up to 1") {
+		t.Errorf("weights 0.5 + 0.3: exit %d, %q", code, errOut)
 	}
 }
 

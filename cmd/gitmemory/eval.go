@@ -16,8 +16,10 @@ import (
 )
 
 func (a *app) evalCmd() *cobra.Command {
-	var repo, mode, split string
-	var jsonOut, baselines bool
+	var repo repoFlag
+	var out outputFlags
+	var mode, split string
+	var baselines bool
 	c := &cobra.Command{
 		Use:   "eval FILE.jsonl",
 		Short: "Measure answer quality on a set of questions with known answers",
@@ -29,9 +31,14 @@ One JSON object a line:
   {"id": "q1", "kind": "why", "question": "why ...?", "expected": ["<full sha>", ...]}
   {"id": "h1", "kind": "history", "path": "src/a.go", "expected": ["<full sha>"]}
 A question runs as gitmemory query, a path as gitmemory history.`,
-		Example: `  gitmemory eval eval/cobra.jsonl --repo cobra`,
-		Args:    cobra.ExactArgs(1),
+		Example: `  gitmemory eval eval/cobra.jsonl --repo cobra
+  gitmemory eval eval/jq.jsonl --repo jq --split test --format markdown`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := out.get(c)
+			if err != nil {
+				return err
+			}
 			f, err := os.Open(args[0])
 			if err != nil {
 				return err
@@ -89,19 +96,23 @@ A question runs as gitmemory query, a path as gitmemory history.`,
 			if len(reps) == 0 {
 				return fmt.Errorf("%s: no %s cases", args[0], split)
 			}
-			if jsonOut {
+			switch format {
+			case formatJSON:
 				return writeJSON(a.stdout, reps)
+			case formatMarkdown:
+				evalMarkdown(a.stdout, reps)
+			default:
+				printEval(a.stdout, reps)
 			}
-			printEval(a.stdout, reps)
 			return nil
 		},
 	}
+	repo.register(c)
+	out.register(c, formatText, formatText, formatJSON, formatMarkdown)
 	f := c.Flags()
-	f.StringVar(&repo, "repo", ".", "the repository the cases are about: a registered name or a path inside it")
 	f.StringVar(&mode, "mode", "", "search mode for the questions: hybrid, vector, keyword or basic (default: best available)")
 	f.StringVar(&split, "split", "all", "which cases to run: dev (tune on these), test (report these) or all, each split in its own columns")
 	f.BoolVar(&baselines, "baselines", true, "also run the two baselines")
-	f.BoolVar(&jsonOut, "json", false, "print as JSON")
 	return c
 }
 
@@ -158,15 +169,36 @@ func printEval(w io.Writer, reps []*retrieve.EvalReport) {
 	fmt.Fprintln(w)
 }
 
+// evalMarkdown prints a table row per ranker, split and kind.
+func evalMarkdown(w io.Writer, reps []*retrieve.EvalReport) {
+	var rows [][]string
+	for _, r := range reps {
+		kinds := []string{"all"}
+		for k := range r.ByKind {
+			kinds = append(kinds, k)
+		}
+		slices.Sort(kinds[1:])
+		for _, k := range kinds {
+			s := r.All
+			if k != "all" {
+				s = r.ByKind[k]
+			}
+			rows = append(rows, []string{r.Ranker, r.Split, k, fmt.Sprint(s.Cases),
+				fmt.Sprintf("%.3f", s.Recall5), fmt.Sprintf("%.3f", s.Recall10), fmt.Sprintf("%.3f", s.MRR)})
+		}
+	}
+	mdTable(w, []string{"ranker", "split", "kind", "cases", "recall@5", "recall@10", "MRR"}, rows)
+}
+
 // openSearcher resolves a repository argument and opens its stores in this
 // process for questions, with the [search] configuration of config.toml.
 // Evaluation reads only, so it runs beside a daemon.
-func (a *app) openSearcher(ctx context.Context, repo string) (string, *memory.Searcher, error) {
+func (a *app) openSearcher(ctx context.Context, repo repoFlag) (string, *memory.Searcher, error) {
 	h, err := a.home()
 	if err != nil {
 		return "", nil, err
 	}
-	name, err := h.Resolve(ctx, repo)
+	name, err := repo.resolve(ctx, h)
 	if err != nil {
 		return "", nil, err
 	}

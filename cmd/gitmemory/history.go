@@ -18,9 +18,11 @@ import (
 )
 
 func (a *app) historyCmd() *cobra.Command {
-	var repo, since string
+	var repo repoFlag
+	var out outputFlags
+	var since string
 	var limit int
-	var jsonOut, merges, key bool
+	var merges, key bool
 	c := &cobra.Command{
 		Use:   "history PATH",
 		Short: "The commits that changed a file or directory, newest first",
@@ -35,9 +37,13 @@ absolute path inside the work tree works too. The file need not exist any
 more. A file name git prints quoted ("caf\351.txt") may be given so.`,
 		Example: `  gitmemory history internal/auth/token.go
   gitmemory history src/api/ --since 2024-01-01 --limit 20
-  gitmemory history README.md --since 90d --json`,
+  gitmemory history README.md --since 90d --format json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := out.get(c)
+			if err != nil {
+				return err
+			}
 			t, err := parseSince(since, time.Now())
 			if err != nil {
 				return err
@@ -63,23 +69,23 @@ more. A file name git prints quoted ("caf\351.txt") may be given so.`,
 			if alt != "" {
 				path = alt
 			}
-			return a.writeChanges(cs, jsonOut, fmt.Sprintf("no indexed commit changed %s", path))
+			return a.writeChanges(cs, format, fmt.Sprintf("no indexed commit changed %s", path))
 		},
 	}
+	repo.register(c)
+	out.register(c, formatText, formatText, formatJSON, formatMarkdown)
 	f := c.Flags()
-	f.StringVar(&repo, "repo", ".", "the repository: a registered name or a path inside it")
 	f.StringVar(&since, "since", "", `only commits since a date (2024-01-31) or a duration back ("90d", "12h")`)
 	f.IntVar(&limit, "limit", retrieve.DefaultHistoryLimit, "at most this many commits")
 	f.BoolVar(&key, "key", false, "the key commits, most important first: the introduction, then changes by type and size")
 	f.BoolVar(&merges, "merges", false, "include merge commits (what the merge itself changed)")
-	f.BoolVar(&jsonOut, "json", false, "print as JSON")
 	return c
 }
 
 func (a *app) recentCmd() *cobra.Command {
-	var repo string
+	var repo repoFlag
+	var out outputFlags
 	var days, limit int
-	var jsonOut bool
 	c := &cobra.Command{
 		Use:   "recent [PATH]",
 		Short: "The commits of the last days, under a path if given",
@@ -87,9 +93,13 @@ func (a *app) recentCmd() *cobra.Command {
 their change type and one-line summary; with PATH, only those that changed it
 (a file, following renames, or a directory).`,
 		Example: `  gitmemory recent
-  gitmemory recent src/payments/ --days 30`,
+  gitmemory recent src/payments/ --days 30 --format markdown`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := out.get(c)
+			if err != nil {
+				return err
+			}
 			arg := ""
 			if len(args) == 1 {
 				arg = args[0]
@@ -106,14 +116,14 @@ their change type and one-line summary; with PATH, only those that changed it
 			if err != nil {
 				return err
 			}
-			return a.writeChanges(cs, jsonOut, fmt.Sprintf("no indexed commit in the last %d days", days))
+			return a.writeChanges(cs, format, fmt.Sprintf("no indexed commit in the last %d days", days))
 		},
 	}
+	repo.register(c)
+	out.register(c, formatText, formatText, formatJSON, formatMarkdown)
 	f := c.Flags()
-	f.StringVar(&repo, "repo", ".", "the repository: a registered name or a path inside it")
 	f.IntVar(&days, "days", 7, "how many days back")
 	f.IntVar(&limit, "limit", retrieve.DefaultHistoryLimit, "at most this many commits")
-	f.BoolVar(&jsonOut, "json", false, "print as JSON")
 	return c
 }
 
@@ -121,12 +131,12 @@ their change type and one-line summary; with PATH, only those that changed it
 // (resolvePath). alt is the path read as repository-relative when that
 // differs (a path typed from a subdirectory as if from the root): history
 // falls back on it when the first reading matches nothing.
-func (a *app) repoPath(ctx context.Context, repo, path string) (name, rel, alt string, err error) {
+func (a *app) repoPath(ctx context.Context, repo repoFlag, path string) (name, rel, alt string, err error) {
 	h, err := a.home()
 	if err != nil {
 		return "", "", "", err
 	}
-	if name, err = h.Resolve(ctx, repo); err != nil {
+	if name, err = repo.resolve(ctx, h); err != nil {
 		return "", "", "", err
 	}
 	r, err := h.Get(ctx, name)
@@ -252,36 +262,58 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("--since %q: want a date (2024-01-31), a time (RFC 3339) or a duration (90d, 2w, 12h)", s)
 }
 
+// changeLine is what one commit of history or recent shows: its type
+// ("-" when unclassified), its summary (else its subject) and a rename.
+func changeLine(c retrieve.Change) (class, what, rename string) {
+	class = c.Classification
+	if class == "" {
+		class = "-"
+	}
+	what = c.Summary
+	if what == "" {
+		what = c.Subject
+	}
+	if c.Status == "renamed" && c.OldPath != "" {
+		rename = c.OldPath + " → " + c.Path
+	}
+	return class, what, rename
+}
+
 func printChanges(w io.Writer, cs []retrieve.Change) {
 	for _, c := range cs {
-		class := c.Classification
-		if class == "" {
-			class = "-"
+		class, what, rename := changeLine(c)
+		if rename != "" {
+			rename = "  (" + rename + ")"
 		}
-		what := c.Summary
-		if what == "" {
-			what = c.Subject
-		}
-		path := ""
-		if c.Status == "renamed" && c.OldPath != "" {
-			path = "  (" + c.OldPath + " → " + c.Path + ")"
-		}
-		fmt.Fprintf(w, "%s %s %-13s %s%s\n", short(c.Commit), c.When.Format("2006-01-02"), class, clip(what, 90), path)
+		fmt.Fprintf(w, "%s %s %-13s %s%s\n", short(c.Commit), c.When.Format("2006-01-02"), class, clip(what, 90), rename)
 	}
 }
 
+func changesMarkdown(w io.Writer, cs []retrieve.Change) {
+	rows := make([][]string, len(cs))
+	for i, c := range cs {
+		class, what, rename := changeLine(c)
+		rows[i] = []string{code(short(c.Commit)), c.When.Format("2006-01-02"), class, what, rename}
+	}
+	mdTable(w, []string{"commit", "date", "type", "summary", "renamed"}, rows)
+}
+
 // writeChanges prints history or recent's answer: JSON (a list, never
-// null), or lines, or what was looked for when nothing was found.
-func (a *app) writeChanges(cs []retrieve.Change, jsonOut bool, none string) error {
-	if jsonOut {
+// null), a Markdown table or lines, or what was looked for when nothing
+// was found.
+func (a *app) writeChanges(cs []retrieve.Change, format, none string) error {
+	switch {
+	case format == formatJSON:
 		if cs == nil {
 			cs = []retrieve.Change{}
 		}
 		return writeJSON(a.stdout, cs)
-	}
-	if len(cs) == 0 {
+	case len(cs) == 0:
 		fmt.Fprintln(a.stdout, none)
+	case format == formatMarkdown:
+		changesMarkdown(a.stdout, cs)
+	default:
+		printChanges(a.stdout, cs)
 	}
-	printChanges(a.stdout, cs)
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 
@@ -24,7 +23,9 @@ const configFile = api.ConfigFile
 // lookupFlags are the lookup command's options.
 type lookupFlags struct {
 	paths, fingerprints []string
-	staged, jsonOut     bool
+	staged              bool
+	out                 outputFlags
+	repo                repoFlag
 	head                string
 	days, limit         int
 }
@@ -71,12 +72,19 @@ Defaults come from the [lookup] section of config.toml in the gitmemory home
   max_matches = 3    # --limit
   window_days = 90   # --days
 
-Without NAME|PATH, the repository containing the current directory.`,
+The repository is NAME|PATH or --repo; without either, the one containing
+the current directory, or the only one registered.`,
 		Example: `  gitmemory lookup --path internal/auth/token.go --path internal/auth/
-  gitmemory lookup api --staged --json
+  gitmemory lookup api --staged --format json
   gitmemory lookup --fingerprint CVE-2024-3094 --days 365 --limit 10`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return a.lookup(c.Context(), args, f) },
+		RunE: func(c *cobra.Command, args []string) error {
+			format, err := f.out.get(c)
+			if err != nil {
+				return err
+			}
+			return a.lookup(c.Context(), args, f, format)
+		},
 	}
 	fl := c.Flags()
 	fl.StringArrayVar(&f.paths, "path", nil, "a path the change touches (repeatable)")
@@ -85,7 +93,8 @@ Without NAME|PATH, the repository containing the current directory.`,
 	fl.StringVar(&f.head, "head", "", "the candidate change's own commit, left out of the answer")
 	fl.IntVar(&f.days, "days", 0, "how many days back to look (default: window_days, 90)")
 	fl.IntVar(&f.limit, "limit", 0, "how many matches to show (default: max_matches, 3)")
-	fl.BoolVar(&f.jsonOut, "json", false, "print as JSON")
+	f.out.register(c, formatText, formatText, formatJSON, formatMarkdown)
+	f.repo.register(c)
 	return c
 }
 
@@ -95,12 +104,22 @@ type lookupReport struct {
 	*retrieve.LookupResult
 }
 
-func (a *app) lookup(ctx context.Context, args []string, f lookupFlags) error {
+func (a *app) lookup(ctx context.Context, args []string, f lookupFlags, format string) error {
 	h, err := a.home()
 	if err != nil {
 		return err
 	}
-	repo, err := lookupRepo(ctx, h, args)
+	if len(args) == 1 && f.repo.value != "" {
+		return fmt.Errorf("the repository is named twice (%s and --repo %s): give one", args[0], f.repo.value)
+	}
+	if len(args) == 1 {
+		f.repo.value = args[0]
+	}
+	name, err := f.repo.resolve(ctx, h)
+	if err != nil {
+		return err
+	}
+	repo, err := h.Get(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -128,30 +147,15 @@ func (a *app) lookup(ctx context.Context, args []string, f lookupFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.jsonOut {
+	switch format {
+	case formatJSON:
 		return writeJSON(a.stdout, lookupReport{Repository: repo.Name, LookupResult: res})
+	case formatMarkdown:
+		lookupMarkdown(a.stdout, repo.Name, res)
+	default:
+		printLookup(a.stdout, repo.Name, res)
 	}
-	printLookup(a.stdout, repo.Name, res)
 	return nil
-}
-
-// lookupRepo is the repository named by the argument, else the one
-// containing the current directory.
-func lookupRepo(ctx context.Context, h *memory.Home, args []string) (*memory.Repository, error) {
-	arg := ""
-	if len(args) == 1 {
-		arg = args[0]
-	} else if wd, err := os.Getwd(); err == nil {
-		arg = wd
-	}
-	name, err := h.Resolve(ctx, arg)
-	if err != nil {
-		if len(args) == 0 {
-			return nil, fmt.Errorf("the current directory is not in a registered repository: name one (gitmemory lookup NAME --path P): %w", err)
-		}
-		return nil, err
-	}
-	return h.Get(ctx, name)
 }
 
 // lookupPaths makes --path arguments repository-relative: an absolute
@@ -208,6 +212,22 @@ func gitOutput(ctx context.Context, dir string, args ...string) (string, error) 
 		return "", fmt.Errorf("git %s in %s: %w: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(stderr.String()))
 	}
 	return string(out), nil
+}
+
+func lookupMarkdown(w io.Writer, name string, res *retrieve.LookupResult) {
+	fmt.Fprintf(w, "## Related changes in %s, last %d days\n\n", name, res.WindowDays)
+	if len(res.Matches) == 0 {
+		fmt.Fprintln(w, "None.")
+		return
+	}
+	rows := make([][]string, len(res.Matches))
+	for i, m := range res.Matches {
+		rows[i] = []string{m.Severity.String(), m.Date.Format("2006-01-02"), m.Type, code(fmt.Sprintf("%.12s", m.ID)), m.Summary, m.Link}
+	}
+	mdTable(w, []string{"severity", "date", "type", "id", "summary", "link"}, rows)
+	if res.More {
+		fmt.Fprintf(w, "\nMore match: `--limit %d` shows more.\n", max(2*res.Limit, 10))
+	}
 }
 
 func printLookup(w io.Writer, name string, res *retrieve.LookupResult) {

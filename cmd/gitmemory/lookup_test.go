@@ -174,6 +174,10 @@ func TestLookupStaged(t *testing.T) {
 func TestLookupErrors(t *testing.T) {
 	home := t.TempDir()
 	lookupSample(t, home)
+	other := gittest.New(t)
+	other.Write("a", "a\n")
+	other.Commit("first")
+	mustCLI(t, home, "add", other.Dir, "--name", "other")
 	t.Chdir(t.TempDir())
 	cases := []struct {
 		args []string
@@ -185,7 +189,8 @@ func TestLookupErrors(t *testing.T) {
 		{[]string{"lookup", "demo", "--path", "a", "--head", "xyz"}, "not a commit hash"},
 		{[]string{"lookup", "demo", "--path", "a", "--limit", "-2"}, "positive"},
 		{[]string{"lookup", "dmeo", "--path", "a"}, `did you mean "demo"`},
-		{[]string{"lookup", "--path", "a"}, "not in a registered repository"},
+		{[]string{"lookup", "--path", "a"}, "(demo, other): choose one with --repo NAME"},
+		{[]string{"lookup", "demo", "--repo", "other", "--path", "a"}, "named twice"},
 	}
 	for _, tc := range cases {
 		_, errOut, code := cli(t, home, tc.args...)

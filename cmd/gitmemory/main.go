@@ -12,6 +12,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 func main() {
@@ -60,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintf(stderr, "gitmemory: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "gitmemory: %s\n", clipMiddle(oneLine(err.Error()), maxErrorBytes))
 		return 1
 	}
 	return 0
@@ -69,4 +70,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // oneLine keeps an error to one line, as the brief promises users.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+// maxErrorBytes bounds an error line: an error quoting a 100 KB argument
+// shows its start and its end, which say what went wrong.
+const maxErrorBytes = 1000
+
+// clipMiddle keeps the start and the end of a long s, cut at rune
+// boundaries, saying how much was left out.
+func clipMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := n*2/3, n/3
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	from := len(s) - tail
+	for from < len(s) && !utf8.RuneStart(s[from]) {
+		from++
+	}
+	return fmt.Sprintf("%s …(%d bytes left out)… %s", s[:head], from-head, s[from:])
 }

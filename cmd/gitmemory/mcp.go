@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"net/http"
 
 	"github.com/spf13/cobra"
@@ -38,13 +39,13 @@ or in an mcpServers JSON configuration:
 				return err
 			}
 			if _, local := svc.(*api.Local); local {
-				h.ShareVectors() // a session asks many questions: keep the vectors loaded
+				h.ShareVectors() // one MCP connection asks many questions: keep the vectors loaded
 			}
 			return mcpserver.ServeStdio(c.Context(), svc, mcpserver.Options{Version: version, Logger: newLogger(a.stderr, "text", false)})
 		},
 	}
 }
 
-func mcpHTTP(svc api.Service) http.Handler {
-	return mcpserver.HTTPHandler(svc, mcpserver.Options{Version: version})
+func mcpHTTP(svc api.Service, audit *slog.Logger) http.Handler {
+	return mcpserver.HTTPHandler(svc, mcpserver.Options{Version: version, Audit: audit})
 }

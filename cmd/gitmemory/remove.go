@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gitmemory/gitmemory/api"
 )
 
 func (a *app) removeCmd() *cobra.Command {
@@ -15,6 +18,11 @@ func (a *app) removeCmd() *cobra.Command {
 The Git repository itself is not touched.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			// An empty argument would resolve as the current directory
+			// and delete the index of the work tree the user stands in.
+			if strings.TrimSpace(args[0]) == "" {
+				return fmt.Errorf("remove: the repository name is empty: give the name 'gitmemory list' shows")
+			}
 			svc, h, err := a.service(c.Context())
 			if err != nil {
 				return err
@@ -25,6 +33,9 @@ The Git repository itself is not touched.`,
 			}
 			if err := svc.Remove(c.Context(), name); err != nil {
 				return err
+			}
+			if _, viaDaemon := svc.(*api.Client); !viaDaemon {
+				a.recordDeletion(h.Dir, "remove", name) // the daemon records its own
 			}
 			fmt.Fprintf(a.stdout, "removed %s and its data\n", name)
 			return nil

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +19,14 @@ type app struct {
 	stdout, stderr io.Writer
 }
 
-func (a *app) home() (*memory.Home, error) { return memory.OpenHome(a.homeDir) }
+// home opens the home directory. A blank one is refused: it would put
+// the stores in whatever the current directory happens to be.
+func (a *app) home() (*memory.Home, error) {
+	if strings.TrimSpace(a.homeDir) == "" {
+		return nil, fmt.Errorf("--home is empty: give a directory, or leave the flag out for %s", memory.DefaultDir())
+	}
+	return memory.OpenHome(a.homeDir)
+}
 
 // service is where commands are answered: the daemon serving this home if
 // one runs (it holds the stores, which are single-process), else this
@@ -58,6 +67,6 @@ repository: $GITMEMORY_HOME, else $XDG_DATA_HOME/gitmemory, else
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&a.homeDir, "home", memory.DefaultDir(), "gitmemory home directory")
 	root.AddCommand(a.addCmd(), a.listCmd(), a.syncCmd(), a.statusCmd(), a.removeCmd(), a.entityCmd(), a.historyCmd(), a.recentCmd(), a.queryCmd(), a.evalCmd())
-	root.AddCommand(a.lookupCmd(), a.daemonCmd(), a.mcpCmd())
+	root.AddCommand(a.lookupCmd(), a.daemonCmd(), a.mcpCmd(), a.healthCmd(), a.showCmd(), a.logCmd())
 	return root
 }

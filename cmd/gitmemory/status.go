@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -12,10 +13,12 @@ import (
 
 	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/memory"
+	"github.com/gitmemory/gitmemory/retrieve"
 )
 
 func (a *app) statusCmd() *cobra.Command {
-	var jsonOut, verify bool
+	var verify bool
+	var out outputFlags
 	c := &cobra.Command{
 		Use:   "status [NAME|PATH]",
 		Short: "Show where a repository's index stands",
@@ -23,8 +26,15 @@ func (a *app) statusCmd() *cobra.Command {
 queued, failed and rewritten commits and of redacted secrets. Without an
 argument, shows every registered repository. --verify also walks the tracked
 branches and counts reachable commits that are not indexed.`,
+		Example: `  gitmemory status
+  gitmemory status myproject --verify
+  gitmemory status --format json | jq '.[] | {name, indexed}'`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) (err error) {
+			format, err := out.get(c)
+			if err != nil {
+				return err
+			}
 			svc, h, err := a.service(c.Context())
 			if err != nil {
 				return err
@@ -37,23 +47,25 @@ branches and counts reachable commits that are not indexed.`,
 				}
 				names = []string{name}
 			} else {
-				repos, err := h.List(c.Context())
-				if err != nil {
+				if names, err = h.Names(); err != nil {
 					return err
-				}
-				for _, r := range repos {
-					names = append(names, r.Name)
 				}
 			}
 			var all []*memory.Status
+			var broken error
 			for _, n := range names {
 				st, err := svc.Status(c.Context(), n, verify)
-				if err != nil {
+				if err != nil && len(names) == 1 {
 					return err
+				}
+				if err != nil { // reported after the others, not instead of them
+					broken = errors.Join(broken, fmt.Errorf("repository %s: %w", n, err))
+					continue
 				}
 				all = append(all, st)
 			}
-			if jsonOut {
+			defer func() { err = errors.Join(err, broken) }()
+			if format == formatJSON {
 				if len(args) == 1 {
 					return writeJSON(a.stdout, all[0])
 				}
@@ -70,6 +82,10 @@ branches and counts reachable commits that are not indexed.`,
 				if i > 0 {
 					fmt.Fprintln(a.stdout)
 				}
+				if format == formatMarkdown {
+					statusMarkdown(a.stdout, st)
+					continue
+				}
 				printStatus(a.stdout, st)
 				if rh, ok := loop[st.Name]; ok {
 					printLoop(a.stdout, rh)
@@ -78,7 +94,7 @@ branches and counts reachable commits that are not indexed.`,
 			return nil
 		},
 	}
-	c.Flags().BoolVar(&jsonOut, "json", false, "print as JSON")
+	out.register(c, formatText, formatText, formatJSON, formatMarkdown)
 	c.Flags().BoolVar(&verify, "verify", false, "also count reachable commits that are not indexed (walks the repository)")
 	return c
 }
@@ -126,42 +142,69 @@ func until(t time.Time) string {
 	}
 }
 
-func printStatus(w io.Writer, s *memory.Status) {
-	fmt.Fprintf(w, "%s  %s\n", s.Name, s.Path)
-	fmt.Fprintf(w, "  last sync:   %s\n", ago(s.LastSyncedAt))
+// statusFields are a status's lines, label and value, in the order
+// both the text and the Markdown output show them.
+func statusFields(s *memory.Status) [][2]string {
+	var f [][2]string
+	add := func(label, format string, args ...any) { f = append(f, [2]string{label, fmt.Sprintf(format, args...)}) }
+	add("last sync", "%s", ago(s.LastSyncedAt))
 	for _, b := range s.Branches {
-		fmt.Fprintf(w, "  branch:      %s at %s\n", b.Branch, short(b.LastHead))
+		add("branch", "%s at %s", b.Branch, short(b.LastHead))
 	}
-	fmt.Fprintf(w, "  indexed:     %d commits, %d file changes", s.Indexed, s.FileChanges)
+	indexed := fmt.Sprintf("%d commits, %d file changes", s.Indexed, s.FileChanges)
 	if !s.Oldest.IsZero() {
-		fmt.Fprintf(w, " (%s .. %s)", s.Oldest.Format("2006-01-02"), s.Newest.Format("2006-01-02"))
+		indexed += fmt.Sprintf(" (%s .. %s)", s.Oldest.Format("2006-01-02"), s.Newest.Format("2006-01-02"))
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  queued:      %d\n  failed:      %d\n  rewritten:   %d\n", s.Queued, s.Failed, s.Rewritten)
+	add("indexed", "%s", indexed)
+	add("queued", "%d", s.Queued)
+	add("failed", "%d", s.Failed)
+	add("rewritten", "%d", s.Rewritten)
 	if s.Pruned > 0 || s.KeepDays > 0 || s.KeepCommits > 0 {
-		fmt.Fprintf(w, "  pruned:      %d (keep days %d, keep commits %d; 0 = all)\n", s.Pruned, s.KeepDays, s.KeepCommits)
+		add("pruned", "%d (keep days %d, keep commits %d; 0 = all)", s.Pruned, s.KeepDays, s.KeepCommits)
 	}
-	fmt.Fprintf(w, "  secrets:     %d redacted in %d commits\n", s.Redactions, s.RedactedCommits)
+	add("secrets", "%d redacted in %d commits", s.Redactions, s.RedactedCommits)
+	if len(s.Languages) > 0 {
+		add("languages", "%s", describeLanguages(s.Languages))
+	}
 	if len(s.Classes) > 0 {
-		fmt.Fprintf(w, "  changes:     %s\n", describeClasses(s.Classes))
-		fmt.Fprintf(w, "  rationale:   %d design notes\n", s.DesignNotes)
-		fmt.Fprintf(w, "  entities:    %d functions, methods and types; %d changes to them\n", s.Entities, s.EntityChanges)
-		fmt.Fprintf(w, "  relations:   %d co-evolving pairs, %d test links\n", s.CoEvolving, s.TestLinks)
+		add("changes", "%s", describeClasses(s.Classes))
+		add("rationale", "%d design notes", s.DesignNotes)
+		add("entities", "%d functions, methods and types; %d changes to them", s.Entities, s.EntityChanges)
+		add("relations", "%d co-evolving pairs, %d test links", s.CoEvolving, s.TestLinks)
+		add("code graph", "%d calls, %d imports, %d implements, %d extends", s.Code.Calls, s.Code.Imports,
+			s.Code.Implements, s.Code.Extends)
 	}
 	if s.GraphNote != "" {
-		fmt.Fprintf(w, "  graph:       %s\n", s.GraphNote)
+		add("graph", "%s", s.GraphNote)
 	} else {
-		fmt.Fprintf(w, "  graph:       %d edges over %d values\n", s.GraphQuads, s.GraphValues)
+		add("graph", "%d edges over %d values", s.GraphQuads, s.GraphValues)
 	}
 	if s.Shallow {
-		fmt.Fprintln(w, "  note:        shallow clone: history before the clone's depth is not available")
+		add("note", "shallow clone: history before the clone's depth is not available")
 	}
 	if s.VerifyDone {
-		fmt.Fprintf(w, "  verify:      %d reachable, %d not indexed\n", s.Reachable, s.Unindexed)
+		add("verify", "%d reachable, %d not indexed", s.Reachable, s.Unindexed)
 	}
 	for _, e := range s.Errors {
-		fmt.Fprintf(w, "  error:       %s\n", e)
+		add("error", "%s", e)
 	}
+	return f
+}
+
+func printStatus(w io.Writer, s *memory.Status) {
+	fmt.Fprintf(w, "%s  %s\n", s.Name, s.Path)
+	for _, kv := range statusFields(s) {
+		fmt.Fprintf(w, "  %-13s%s\n", kv[0]+":", kv[1])
+	}
+}
+
+func statusMarkdown(w io.Writer, s *memory.Status) {
+	fmt.Fprintf(w, "## %s\n\n%s\n\n", s.Name, code(s.Path))
+	rows := make([][]string, 0, 16)
+	for _, kv := range statusFields(s) {
+		rows = append(rows, []string{kv[0], kv[1]})
+	}
+	mdTable(w, []string{"", ""}, rows)
 }
 
 // ago renders a time as "2006-01-02 15:04 (3h ago)", or "never".
@@ -198,6 +241,22 @@ func describeClasses(classes map[string]int) string {
 	parts := make([]string, len(all))
 	for i, e := range all {
 		parts[i] = fmt.Sprintf("%d %s", e.n, e.k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// describeLanguages is "Go 88 files, YAML 14, …", the six largest.
+func describeLanguages(ls []retrieve.LanguageCount) string {
+	var parts []string
+	for i, l := range ls[:min(len(ls), 6)] {
+		unit := ""
+		if i == 0 {
+			unit = " files"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d%s", l.Language, l.Files, unit))
+	}
+	if len(ls) > 6 {
+		parts = append(parts, fmt.Sprintf("%d more", len(ls)-6))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -17,7 +17,8 @@ import (
 )
 
 func (a *app) syncCmd() *cobra.Command {
-	var jsonOut, quiet bool
+	var quiet bool
+	var out outputFlags
 	var workers int
 	var pf policyFlags
 	var lf llmFlags
@@ -38,9 +39,14 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 		Example: `  gitmemory sync myproject
   gitmemory sync .                 # register if needed, then index
   gitmemory sync api --all-branches
-  gitmemory sync --json | jq .indexed`,
+  gitmemory sync --format json | jq '.[].indexed'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := out.get(c)
+			if err != nil {
+				return err
+			}
+			jsonOut := format == formatJSON
 			h, err := a.home()
 			if err != nil {
 				return err
@@ -94,7 +100,7 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 			return failed
 		},
 	}
-	c.Flags().BoolVar(&jsonOut, "json", false, "print the sync result as JSON")
+	out.register(c, formatText, formatText, formatJSON)
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	c.Flags().IntVar(&workers, "workers", 0, "extraction workers (default: number of CPUs)")
 	pf.register(c)
@@ -147,16 +153,14 @@ func (a *app) syncTargets(ctx context.Context, h *memory.Home, args []string, po
 				return []string{name}, nil
 			}
 		}
-		repos, err := h.List(ctx)
+		// By name, not by loading each: a damaged store fails its own
+		// sync, not everyone's.
+		names, err := h.Names()
 		if err != nil {
 			return nil, err
 		}
-		if len(repos) == 0 {
+		if len(names) == 0 {
 			return nil, fmt.Errorf("no repositories registered: gitmemory add PATH (or gitmemory sync PATH)")
-		}
-		var names []string
-		for _, r := range repos {
-			names = append(names, r.Name)
 		}
 		return names, nil
 	}
@@ -205,6 +209,9 @@ func (a *app) syncOne(ctx context.Context, h *memory.Home, name string, pol memo
 	}
 	if err != nil {
 		return syncReport{}, err
+	}
+	if res.Pruned > 0 {
+		a.recordDeletion(h.Dir, "prune", name, "commits", res.Pruned, "by", "retention")
 	}
 	return syncReport{Name: name, Result: res}, nil
 }

@@ -7,10 +7,10 @@
 // It prints every table a sync writes (commits and their parents, file
 // changes with their language, hunks, issue references, blobs, design
 // notes, entities and their changes, the keyword index's rows, lookup
-// keys, couplings, test links, refs, the sync and relations state, the
-// queue), every graph quad, and the vector index's documents as its log
-// holds them (the live documents after replaying the log, each vector
-// digested). The log's bytes depend on how writes were framed, which a
+// keys, couplings, test links, code relationships and their nodes, refs,
+// the sync and relations state, the queue), every graph quad, and the
+// vector index's documents as its log holds them (the live documents after
+// replaying the log, each vector digested). The log's bytes depend on how writes were framed, which a
 // resumed sync does differently; Options.LogBytes adds their digest.
 package dump
 
@@ -75,6 +75,9 @@ var tables = map[string]string{
 		FROM relations_state r`,
 	"queue":                `SELECT commit_hash, branch, priority, status, attempts, last_error FROM queue`,
 	"fingerprint_backfill": `SELECT c.hash FROM fingerprint_backfill b JOIN commits c ON c.id = b.commit_id`,
+	"code_nodes":           `SELECT node FROM code_nodes`,
+	"code_relations": `SELECT f.node, r.kind, t.node, c.hash, r.added, r.confidence FROM code_relations r
+		JOIN code_nodes f ON f.id = r.from_id JOIN code_nodes t ON t.id = r.to_id JOIN commits c ON c.id = r.commit_id`,
 }
 
 // Dump writes the dump of the repository data directory dir.

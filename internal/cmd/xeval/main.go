@@ -31,6 +31,9 @@ type set struct {
 	cases []retrieve.EvalCase
 }
 
+// ranks switches to printing ranks instead of scores.
+var ranks bool
+
 func main() {
 	home := flag.String("home", os.Getenv("GITMEMORY_HOME"), "gitmemory home holding the indexed repositories")
 	split := flag.String("split", "dev", "dev, test or all")
@@ -39,6 +42,7 @@ func main() {
 	loo := flag.Bool("loo", false, "leave-one-out: choose among the -grid configurations on the other sets' dev, score the left-out set's test")
 	grid := flag.String("grid", "", "with -loo: a directory of TOML files, one configuration each")
 	verbose := flag.Bool("v", false, "print the missed cases")
+	flag.BoolVar(&ranks, "ranks", false, "print each question's first expected rank in keyword, vector and hybrid search")
 	flag.Parse()
 	if err := run(*home, *split, *mode, *config, *loo, *grid, *verbose, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "xeval:", err)
@@ -80,6 +84,12 @@ func run(home, split, mode, config string, loo bool, grid string, verbose bool, 
 		cases := s.cases
 		if split != "all" {
 			cases = retrieve.OfSplit(cases, split)
+		}
+		if ranks {
+			if err := printRanks(ctx, h, s.name, cases, opts); err != nil {
+				return err
+			}
+			continue
 		}
 		rep, err := score(ctx, h, s.name, cases, opts, mode)
 		if err != nil {

@@ -1,0 +1,245 @@
+package indexer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/understand/entity"
+)
+
+// Go's IMPLEMENTS, best effort: a struct type implements an interface of
+// the repository when it has a method of each name the interface requires
+// (its own and its embedded interfaces'), with as many parameters and
+// results. Types are compared by their methods' names and arities only,
+// not by their parameter types; an interface that embeds one from outside
+// the repository (io.Reader) or is a type set is never matched. The
+// methods an interface requires are kept as REQUIRES rows, so that a later
+// sync can match a type's new method against an interface it did not see
+// change.
+
+// goTypes are the Go struct types and interfaces of the repository.
+type goTypes struct {
+	types  map[string]*goType // by directory and name
+	ifaces map[string]*sym    // by key
+}
+
+type goType struct {
+	sym     *sym                          // the struct; nil while only methods are known
+	methods map[string]entity.MethodShape // by name
+	keys    map[string]string             // method name → its entity key
+}
+
+func typeKey(dir, name string) string { return dir + "\x00" + name }
+
+func (g *goTypes) typ(k string) *goType {
+	t := g.types[k]
+	if t == nil {
+		t = &goType{methods: map[string]entity.MethodShape{}, keys: map[string]string{}}
+		g.types[k] = t
+	}
+	return t
+}
+
+func (g *goTypes) add(s *sym) {
+	switch s.kind {
+	case "struct":
+		g.typ(typeKey(s.dir, s.name)).sym = s
+	case "method":
+		if m, ok := entity.GoMethodShape(s.sig); ok {
+			t := g.typ(typeKey(s.dir, s.class))
+			t.methods[s.name], t.keys[s.name] = m, s.key
+		}
+	case "interface":
+		g.ifaces[s.key] = s
+	}
+}
+
+func (g *goTypes) remove(s *sym) {
+	switch s.kind {
+	case "struct":
+		if t := g.types[typeKey(s.dir, s.name)]; t != nil && t.sym == s {
+			t.sym = nil
+		}
+	case "method":
+		if t := g.types[typeKey(s.dir, s.class)]; t != nil && t.keys[s.name] == s.key {
+			delete(t.methods, s.name)
+			delete(t.keys, s.name)
+		}
+	case "interface":
+		delete(g.ifaces, s.key)
+	}
+}
+
+// goTypesLoaded returns the Go types, built at first use from the live
+// entities this sync knows and, for a store with history, the store's.
+func (r *relater) goTypesLoaded() *goTypes {
+	if r.gt != nil {
+		return r.gt
+	}
+	g := &goTypes{types: map[string]*goType{}, ifaces: map[string]*sym{}}
+	if !r.fresh {
+		for _, kind := range []string{"struct", "method", "interface"} {
+			es, err := r.st.LiveEntitiesOf(r.ctx, "Go", kind)
+			if err != nil {
+				r.err = err
+				return g
+			}
+			for _, e := range es {
+				// A name this sync read or changed is known here already.
+				if !r.named[e.Name] && r.syms[e.Key] == nil {
+					s := newSym(e.Key, e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature)
+					r.syms[s.key] = s
+					r.byName[s.name] = append(r.byName[s.name], s)
+				}
+			}
+		}
+	}
+	for _, s := range r.syms {
+		if s.lang == "Go" {
+			g.add(s)
+		}
+	}
+	r.gt = g
+	return g
+}
+
+// goImplements updates the requirements of the Go interfaces a commit
+// changed, and IMPLEMENTS for the types and interfaces it changed.
+func (r *relater) goImplements(changes []model.EntityChange, byPath map[string]*fileFacts) {
+	changedTypes := map[string]bool{}
+	changedIfaces := map[string]bool{}
+	for _, e := range changes {
+		if e.Language != "Go" {
+			continue
+		}
+		switch e.Kind {
+		case "struct":
+			changedTypes[typeKey(dirOf(e.Path), e.Name)] = true
+		case "method":
+			if s := newSym(e.Key(), e.Path, e.Qualified, e.Name, e.Kind, e.Language, ""); s.class != "" {
+				changedTypes[typeKey(s.dir, s.class)] = true
+			}
+		case "interface":
+			changedIfaces[e.Key()] = true
+			if f := byPath[e.Path]; f != nil && e.Action != model.EntityDeleted {
+				if spec, ok := f.ifaces[e.Key()]; ok {
+					r.requirements(e.Key(), spec, f)
+				}
+			}
+		}
+	}
+	if len(changedTypes) == 0 && len(changedIfaces) == 0 {
+		return
+	}
+	g := r.goTypesLoaded()
+	req := map[string][]entity.MethodShape{}
+	required := func(key string) []entity.MethodShape {
+		if m, ok := req[key]; ok {
+			return m
+		}
+		m, _ := r.required(key, 0) // nil when not matched
+		req[key] = m
+		return m
+	}
+	for key := range changedIfaces {
+		for _, t := range g.types {
+			if t.sym != nil {
+				r.implements(t, key, required(key))
+			}
+		}
+	}
+	for k := range changedTypes {
+		t := g.types[k]
+		if t == nil || t.sym == nil {
+			continue
+		}
+		for key := range g.ifaces {
+			r.implements(t, key, required(key))
+		}
+	}
+}
+
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return "."
+}
+
+// implements records whether type t implements the interface with key,
+// which requires methods (none: it is not matched).
+func (r *relater) implements(t *goType, key string, methods []entity.MethodShape) {
+	ok := len(methods) > 0 && r.gt.ifaces[key] != nil
+	for _, m := range methods {
+		if t.methods[m.Name] != m {
+			ok = false
+			break
+		}
+	}
+	r.add(EntityNode(t.sym.key), relKey{model.Implements, EntityNode(key)}, byScope, !ok)
+}
+
+// requirements records what a Go interface requires: REQUIRES rows for
+// its methods and for embedded interfaces outside the repository, EXTENDS
+// for those inside.
+func (r *relater) requirements(key string, spec goIface, f *fileFacts) {
+	want := map[relKey]float64{}
+	if !spec.ok {
+		want[relKey{model.Requires, "embeds:~"}] = 1 // a type set
+	}
+	for _, m := range spec.methods {
+		want[relKey{model.Requires, fmt.Sprintf("method:%s/%d/%d", m.Name, m.Params, m.Results)}] = 1
+	}
+	s := r.syms[key]
+	if s != nil {
+		fx := r.fileContext(f.fc.Path, "Go", f.header)
+		for _, name := range spec.embeds {
+			if t, conf := r.findType(name, "", s, fx, []string{"interface"}); t != nil && t != s {
+				want[relKey{model.Extends, EntityNode(t.key)}] = conf
+			} else {
+				want[relKey{model.Requires, "embeds:" + name}] = 1
+			}
+		}
+	}
+	r.set(EntityNode(key), []string{model.Requires, model.Extends}, want)
+}
+
+// required returns the methods an interface requires with those of the
+// interfaces it embeds; false when one of them is outside the repository
+// or a type set.
+func (r *relater) required(key string, depth int) ([]entity.MethodShape, bool) {
+	if depth > 4 {
+		return nil, false
+	}
+	var out []entity.MethodShape
+	for k := range r.edges(EntityNode(key)) {
+		switch {
+		case k.kind == model.Requires && strings.HasPrefix(k.to, "embeds:"):
+			return nil, false
+		case k.kind == model.Requires:
+			if m, ok := parseShape(strings.TrimPrefix(k.to, "method:")); ok {
+				out = append(out, m)
+			}
+		case k.kind == model.Extends:
+			sub, ok := r.required(strings.TrimPrefix(k.to, entityNode), depth+1)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, sub...)
+		}
+	}
+	return out, true
+}
+
+// parseShape reads "Name/params/results".
+func parseShape(s string) (entity.MethodShape, bool) {
+	parts := strings.Split(s, "/")
+	if len(parts) != 3 {
+		return entity.MethodShape{}, false
+	}
+	p, err1 := strconv.Atoi(parts[1])
+	n, err2 := strconv.Atoi(parts[2])
+	return entity.MethodShape{Name: parts[0], Params: p, Results: n}, err1 == nil && err2 == nil
+}

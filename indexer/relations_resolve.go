@@ -1,0 +1,544 @@
+package indexer
+
+import (
+	"cmp"
+	"context"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/store"
+	"github.com/gitmemory/gitmemory/understand/entity"
+)
+
+// relater resolves the commits' relationship facts in commit order, each
+// against the repository as the commits before it left it, and keeps the
+// code's current relationships, so that each commit records what it added
+// and removed.
+//
+// Everything it knows about the repository (live entities by name, live
+// paths, each node's relationships) starts empty for a store that held no
+// commit when the sync began, and is otherwise read from the store at its
+// first use. That read is exact: only a commit that touches an entity
+// name, a path or a node changes what the store says of it, and every
+// commit of this sync passes here, in order, before it is written.
+type relater struct {
+	ctx   context.Context
+	st    *store.Store
+	fresh bool  // nothing to read from the store
+	err   error // the first read that failed; relationships stop there
+
+	syms   map[string]*sym   // live entities by key
+	byName map[string][]*sym // live entities by name
+	named  map[string]bool   // names read from the store
+	byPath map[string][]*sym // live entities by path (of the paths read, for a store with history)
+	pathed map[string]bool   // paths whose entities were read from the store
+
+	// files are the paths known, live (1), gone (-1) or, for a store
+	// with history, not yet looked up (0); byBase and byLowerBase index
+	// them by file name.
+	files        map[string]int8
+	byBase       map[string][]string
+	byLowerBase  map[string][]string
+	filesLoaded  bool
+	pending      map[string]bool   // paths this sync changed before the known ones were read
+	touched      map[string]bool   // paths this sync made live
+	merged       bool              // the sync met a merge (see reconcile)
+	goMod        string            // the module path in the repository's go.mod
+	goPkgs       map[string]string // Go package name by directory
+	goPkgsLoaded bool
+
+	out    map[string]map[relKey]float64 // current relationships by source node
+	loaded map[string]bool               // sources read from the store
+	in     map[string]map[string]bool    // the sources in out of each target node
+
+	// What the commit being resolved changed: the relationships it
+	// touched, with their state before it.
+	before map[relKind]before
+
+	gt *goTypes // Go method sets, on first use
+}
+
+// sym is a live entity.
+type sym struct {
+	key, path, dir, name, kind, lang string
+	// class is the enclosing type's name for a method; scope the
+	// qualified name without the entity's own.
+	class, scope string
+	static       bool // a C or C++ function of its file only
+	// member: a JavaScript function assigned to a property (res.send =
+	// function send …), which no plain call reaches.
+	member bool
+	sig    string
+}
+
+// relKey is a relationship from a known source.
+type relKey struct{ kind, to string }
+
+// relKind is a relationship.
+type relKind struct{ from, kind, to string }
+
+type before struct {
+	had  bool
+	conf float64
+}
+
+func newRelater(ctx context.Context, st *store.Store, root string) *relater {
+	r := &relater{ctx: ctx, st: st, syms: map[string]*sym{}, byName: map[string][]*sym{}, named: map[string]bool{},
+		byPath: map[string][]*sym{}, pathed: map[string]bool{},
+		files: map[string]int8{}, byBase: map[string][]string{}, byLowerBase: map[string][]string{}, goPkgs: map[string]string{},
+		out: map[string]map[relKey]float64{}, loaded: map[string]bool{}, in: map[string]map[string]bool{}}
+	var n int
+	if err := st.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commits)`).Scan(&n); err != nil {
+		r.err = err
+	}
+	r.fresh = n == 0
+	r.filesLoaded = r.fresh
+	r.goMod = goModulePath(root)
+	return r
+}
+
+// commit resolves one commit's facts and sets its Relations. A merge
+// has no facts (its code changes belong to the commits it merges), but
+// the files its own diff deletes take their relationships along.
+func (r *relater) commit(u *model.Understood, facts []*fileFacts) {
+	if r == nil || r.err != nil {
+		return
+	}
+	r.before = map[relKind]before{}
+	r.updatePaths(u.Commit)
+	if u.IsMerge {
+		r.merged = true
+		facts = nil
+	}
+	r.updateEntities(u.Entities)
+	changes := slices.Concat(u.Entities, r.vanished(u.Commit))
+	byPath := map[string]*fileFacts{}
+	for _, f := range facts {
+		if f != nil {
+			byPath[f.fc.Path] = f
+			r.fileRelations(f)
+		}
+	}
+	for _, e := range changes {
+		r.entityRelations(e, byPath[e.Path])
+	}
+	r.retarget(changes)
+	r.goImplements(changes, byPath)
+	if r.err != nil {
+		return
+	}
+	u.Relations = r.changed()
+}
+
+// updatePaths applies a commit's file changes to the live paths.
+func (r *relater) updatePaths(c *model.Commit) {
+	for _, fc := range c.Changes {
+		switch fc.Status {
+		case model.Deleted:
+			r.setPath(fc.Path, false)
+		case model.Renamed:
+			r.setPath(fc.OldPath, false)
+			r.setPath(fc.Path, true)
+		default:
+			r.setPath(fc.Path, true)
+		}
+	}
+}
+
+func (r *relater) setPath(p string, live bool) {
+	if live {
+		if r.touched == nil {
+			r.touched = map[string]bool{}
+		}
+		r.touched[p] = true
+	}
+	if !r.filesLoaded {
+		if r.pending == nil {
+			r.pending = map[string]bool{}
+		}
+		r.pending[p] = live // applied over the store's paths when they are read
+		return
+	}
+	state := int8(-1)
+	if live {
+		state = 1
+	}
+	r.notePath(p, state)
+}
+
+// notePath records a path's state, indexing it at first sight.
+func (r *relater) notePath(p string, state int8) {
+	if _, ok := r.files[p]; !ok {
+		base := path.Base(p)
+		r.byBase[base] = append(r.byBase[base], p)
+		lower := strings.ToLower(base)
+		r.byLowerBase[lower] = append(r.byLowerBase[lower], p)
+	}
+	r.files[p] = state
+}
+
+// isLive reports whether a path exists now, looking it up in the store
+// the first time for a path this sync has not changed.
+func (r *relater) isLive(p string) bool {
+	r.loadFiles()
+	state, ok := r.files[p]
+	if !ok {
+		return false
+	}
+	if state == 0 {
+		live, err := r.st.PathLive(r.ctx, p)
+		if err != nil {
+			r.err = err
+			return false
+		}
+		state = -1
+		if live {
+			state = 1
+		}
+		r.files[p] = state
+	}
+	return state == 1
+}
+
+// updateEntities applies a commit's entity changes to the live entities.
+func (r *relater) updateEntities(changes []model.EntityChange) {
+	for _, e := range changes {
+		r.loadName(e.Name)
+		if old := r.syms[e.Key()]; old != nil {
+			r.removeSym(old)
+		}
+		if e.Action != model.EntityDeleted {
+			r.addSym(newSym(e.Key(), e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature))
+		}
+	}
+}
+
+func newSym(key, p, qualified, name, kind, lang, sig string) *sym {
+	s := &sym{key: key, path: p, dir: path.Dir(p), name: name, kind: kind, lang: lang, sig: sig}
+	if i := strings.LastIndexByte(qualified, '.'); i >= 0 {
+		s.scope = qualified[:i]
+		if kind == string(entity.KindMethod) {
+			s.class = s.scope[strings.LastIndexByte(s.scope, '.')+1:]
+		}
+	}
+	if (lang == "C" || lang == "C++") && kind == string(entity.KindFunction) {
+		s.static = strings.HasPrefix(sig, "static ") || strings.Contains(sig, " static ")
+	}
+	if group(lang) == "JavaScript" && kind == string(entity.KindFunction) {
+		lhs, _, ok := strings.Cut(sig, "=")
+		s.member = ok && strings.Contains(lhs, ".") && !strings.ContainsAny(strings.TrimSpace(lhs), "( ")
+	}
+	return s
+}
+
+func (r *relater) addSym(s *sym) {
+	r.syms[s.key] = s
+	r.byName[s.name] = append(r.byName[s.name], s)
+	r.byPath[s.path] = append(r.byPath[s.path], s)
+	if s.lang == "Go" {
+		if i := strings.IndexByte(s.scope+".", '.'); i > 0 {
+			r.goPkgs[s.dir] = (s.scope + ".")[:i]
+		}
+		if r.gt != nil {
+			r.gt.add(s)
+		}
+	}
+}
+
+func (r *relater) removeSym(s *sym) {
+	delete(r.syms, s.key)
+	r.byName[s.name] = slices.DeleteFunc(r.byName[s.name], func(x *sym) bool { return x == s })
+	r.byPath[s.path] = slices.DeleteFunc(r.byPath[s.path], func(x *sym) bool { return x == s })
+	if s.lang == "Go" && r.gt != nil {
+		r.gt.remove(s)
+	}
+}
+
+// loadName reads the live entities with a name from the store, once.
+func (r *relater) loadName(name string) {
+	if r.fresh || r.named[name] || r.err != nil {
+		return
+	}
+	r.named[name] = true
+	es, err := r.st.LiveEntitiesNamed(r.ctx, name)
+	if err != nil {
+		r.err = err
+		return
+	}
+	for _, e := range es {
+		if r.syms[e.Key] == nil {
+			r.addSym(newSym(e.Key, e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature))
+		}
+	}
+}
+
+// vanished drops the imports of the files a commit deleted or renamed
+// away, and returns, as deletions, the entities still live in them that
+// its entity changes did not delete:
+// those of a file renamed to a path whose language has no grammar (or that
+// is vendored), whose entities the entity stage no longer sees. They are
+// gone from the code, so are their relationships; the symbols go too.
+func (r *relater) vanished(c *model.Commit) []model.EntityChange {
+	var out []model.EntityChange
+	for _, fc := range c.Changes {
+		gone := fc.Path
+		switch fc.Status {
+		case model.Deleted:
+		case model.Renamed:
+			gone = fc.OldPath
+		default:
+			continue
+		}
+		r.drop(FileNode(gone))
+		for _, s := range slices.Clone(r.entitiesIn(gone)) {
+			r.removeSym(s)
+			out = append(out, model.EntityChange{Path: s.path, Language: s.lang, Kind: s.kind, Name: s.name,
+				Qualified: strings.TrimPrefix(s.key, s.path+"#"), Action: model.EntityDeleted})
+		}
+	}
+	return out
+}
+
+// entitiesIn returns the live entities of a path.
+func (r *relater) entitiesIn(p string) []*sym {
+	if !r.fresh && !r.pathed[p] && r.err == nil {
+		r.pathed[p] = true
+		es, err := r.st.LiveEntitiesIn(r.ctx, p)
+		if err != nil {
+			r.err = err
+			return nil
+		}
+		for _, e := range es {
+			// A name this sync changed is known here already, with this
+			// sync's changes to the path.
+			if !r.named[e.Name] && r.syms[e.Key] == nil {
+				r.loadName(e.Name)
+			}
+		}
+	}
+	return r.byPath[p]
+}
+
+// entitiesNamed returns the live entities with a name.
+func (r *relater) entitiesNamed(name string) []*sym {
+	r.loadName(name)
+	return r.byName[name]
+}
+
+// edges returns a source node's current relationships, read from the
+// store at first use.
+func (r *relater) edges(from string) map[relKey]float64 {
+	m := r.out[from]
+	if m != nil || r.loaded[from] || r.fresh || r.err != nil {
+		return m
+	}
+	r.loaded[from] = true
+	rels, err := r.st.RelationsFrom(r.ctx, from)
+	if err != nil {
+		r.err = err
+		return nil
+	}
+	if len(rels) > 0 {
+		m = make(map[relKey]float64, len(rels))
+		for _, rel := range rels {
+			m[relKey{rel.Kind, rel.To}] = rel.Confidence
+			r.link(from, rel.To, true)
+		}
+		r.out[from] = m
+	}
+	return m
+}
+
+// link notes (or forgets) that from has a relationship to to.
+func (r *relater) link(from, to string, on bool) {
+	srcs := r.in[to]
+	if on {
+		if srcs == nil {
+			srcs = map[string]bool{}
+			r.in[to] = srcs
+		}
+		srcs[from] = true
+		return
+	}
+	delete(srcs, from)
+	if len(srcs) == 0 {
+		delete(r.in, to)
+	}
+}
+
+// has reports whether a relationship map has one to a node, of any kind.
+func has(m map[relKey]float64, to string) bool {
+	for k := range m {
+		if k.to == to {
+			return true
+		}
+	}
+	return false
+}
+
+// touch records a relationship's state before the commit changes it.
+func (r *relater) touch(from string, k relKey, m map[relKey]float64) {
+	rk := relKind{from, k.kind, k.to}
+	if _, ok := r.before[rk]; ok {
+		return
+	}
+	c, had := m[k]
+	r.before[rk] = before{had, c}
+}
+
+// set makes a source's relationships of the given kinds those of want.
+func (r *relater) set(from string, kinds []string, want map[relKey]float64) {
+	m := r.edges(from)
+	for k := range m {
+		if _, keep := want[k]; !keep && slices.Contains(kinds, k.kind) {
+			r.touch(from, k, m)
+			delete(m, k)
+			if !has(m, k.to) {
+				r.link(from, k.to, false)
+			}
+		}
+	}
+	for k, c := range want {
+		if old, ok := m[k]; ok && old == c {
+			continue
+		}
+		if m == nil {
+			m = map[relKey]float64{}
+			r.out[from] = m
+		}
+		r.touch(from, k, m)
+		m[k] = c
+		r.link(from, k.to, true)
+	}
+}
+
+// add adds (or, with remove, removes) one relationship.
+func (r *relater) add(from string, k relKey, conf float64, remove bool) {
+	m := r.edges(from)
+	if c, ok := m[k]; remove && !ok || !remove && ok && c == conf {
+		return
+	}
+	if m == nil {
+		m = map[relKey]float64{}
+		r.out[from] = m
+	}
+	r.touch(from, k, m)
+	if remove {
+		delete(m, k)
+		if !has(m, k.to) {
+			r.link(from, k.to, false)
+		}
+	} else {
+		m[k] = conf
+		r.link(from, k.to, true)
+	}
+}
+
+// drop removes all of a source's relationships.
+func (r *relater) drop(from string) {
+	m := r.edges(from)
+	for k := range m {
+		r.touch(from, k, m)
+		r.link(from, k.to, false)
+	}
+	delete(r.out, from)
+	r.loaded[from] = true
+}
+
+// retarget moves the relationships to an entity that a commit deleted:
+// to the entity that replaces it under the same name (a move, which
+// leaves the callers as they were), else nowhere.
+func (r *relater) retarget(changes []model.EntityChange) {
+	moved := map[string]string{}
+	for _, e := range changes {
+		if e.Action != model.EntityDeleted && e.Replaces != "" && lastName(e.Replaces) == e.Name {
+			moved[e.Replaces] = e.Key()
+		}
+	}
+	for _, e := range changes {
+		if e.Action != model.EntityDeleted || r.syms[e.Key()] != nil {
+			continue
+		}
+		old := EntityNode(e.Key())
+		for _, src := range r.incoming(old) {
+			if key, ok := strings.CutPrefix(src, entityNode); ok && !r.live(key) {
+				continue // the source is gone too
+			}
+			m := r.edges(src)
+			var ks []relKey
+			for k := range m {
+				if k.to == old {
+					ks = append(ks, k)
+				}
+			}
+			for _, k := range ks {
+				c := m[k]
+				r.add(src, k, c, true)
+				if to, ok := moved[e.Key()]; ok && EntityNode(to) != src {
+					r.add(src, relKey{k.kind, EntityNode(to)}, c, false)
+				}
+			}
+		}
+	}
+}
+
+// live reports whether the entity with a key is live.
+func (r *relater) live(key string) bool {
+	r.loadName(lastName(key))
+	return r.syms[key] != nil
+}
+
+// lastName is the entity name at the end of a key.
+func lastName(key string) string {
+	return key[strings.LastIndexAny(key, "#.:")+1:]
+}
+
+// incoming returns the sources with a relationship to a node: those held
+// here, and for a store with history those the store holds that are not.
+func (r *relater) incoming(to string) []string {
+	srcs := map[string]bool{}
+	for s := range r.in[to] {
+		srcs[s] = true
+	}
+	if !r.fresh {
+		rels, err := r.st.RelationsTo(r.ctx, to)
+		if err != nil {
+			r.err = err
+			return nil
+		}
+		for _, rel := range rels {
+			if !r.loaded[rel.From] && r.out[rel.From] == nil {
+				srcs[rel.From] = true
+			}
+		}
+	}
+	var out []string
+	for s := range srcs {
+		if has(r.edges(s), to) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// changed returns what the commit changed: each relationship it touched
+// whose state differs from the one before it, in order.
+func (r *relater) changed() []model.Relation {
+	var out []model.Relation
+	for rk, b := range r.before {
+		c, has := r.out[rk.from][relKey{rk.kind, rk.to}]
+		switch {
+		case has && (!b.had || b.conf != c):
+			out = append(out, model.Relation{Kind: rk.kind, From: rk.from, To: rk.to, Confidence: c})
+		case !has && b.had:
+			out = append(out, model.Relation{Kind: rk.kind, From: rk.from, To: rk.to, Confidence: b.conf, Removed: true})
+		}
+	}
+	slices.SortFunc(out, func(a, b model.Relation) int {
+		return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(a.Kind, b.Kind), strings.Compare(a.To, b.To))
+	})
+	return out
+}

@@ -1,0 +1,207 @@
+package retrieve
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gitmemory/gitmemory/store"
+)
+
+// importance of a commit by its change type, in [0, 1].
+var importance = map[string]float64{
+	"security": 1, "bugfix": 0.8, "revert": 0.6, "performance": 0.7, "feature": 0.7, "refactor": 0.5,
+	"configuration": 0.4, "dependency": 0.3, "test": 0.3, "documentation": 0.3, "cleanup": 0.2, "merge": 0.1,
+}
+
+// minCosine is the similarity below which a vector hit is noise: nearest
+// neighbours exist for any question, related or not.
+const minCosine = 0.15
+
+// rank scores the candidates and orders them: score descending, then
+// newest first, then hash (seed 001's deterministic tie-break).
+//
+// Relevance leads. The score is the question's evidence for a commit:
+// text relevance (BM25 and vector similarity, each by its magnitude
+// relative to the best hit, not only by rank), its relationship to what
+// the question names, and seed 001's points for what the question asks
+// (a named sha, path or entity; a removal; rationale for a why; security
+// for a security question; the last days for a question about recent
+// changes). Priors that do not depend on the question (recency, the
+// change type's importance, the author) then scale it by at most
+// priorSpan: they reorder near-ties, never lift an unrelated commit over
+// a relevant one, and never make a commit with no evidence a result.
+func (s *Searcher) rank(cs *candSet, intent, raw string, asks asks, entities []string, mode Mode) []Item {
+	w := s.opts.Weights
+	now := s.opts.Now().Unix()
+	lower := strings.ToLower(raw)
+	names := entityNames(entities)
+	var out []Item
+	times := map[string]int64{}
+	for _, c := range cs.m {
+		rel := max(s.relevance(c, mode), c.removal)
+		if rel == 0 && c.relation == 0 {
+			continue
+		}
+		age := float64(now-c.time) / 86400
+		recency := math.Exp(-math.Max(age, 0) / 365)
+		imp := importance[c.class]
+		if intent == IntentDebug && (c.class == "bugfix" || c.class == "revert") {
+			imp = math.Min(1, imp+0.3)
+		}
+		author := 0.0
+		if c.author != "" && strings.Contains(lower, strings.ToLower(c.author)) {
+			author = 1
+		}
+		bonus := 0.0
+		if c.direct {
+			bonus += 5
+		}
+		if asks.recent {
+			switch {
+			case age <= 1:
+				bonus += 2
+			case age <= 7:
+				bonus++
+			}
+		}
+		if namesAny(c.subject, names) {
+			bonus += 2 // the subject says the change is about a function the question names
+		}
+		if asks.evolution && c.origin {
+			bonus += originPoints
+		}
+		if asks.revert && c.class == "revert" {
+			bonus += 2 // the undoing commit, when the question asks why something was undone
+		}
+		if asks.removal && mostlyDeletes(c.insertions, c.deletions) {
+			bonus += 2
+		}
+		if (asks.security && c.security) || (asks.rationale && c.notes > 0) {
+			bonus += 2 // seed 001's constraint/risk tag, when the question asks for it
+		}
+		evidence := w.Relevance*rel + w.Relationship*c.relation + w.Bonus*bonus
+		prior := w.Recency*recency + w.Importance*imp + w.Author*author
+		scale := 1 + priorSpan*prior/math.Max(w.Recency+w.Importance+w.Author, 1e-9)
+		comp := map[string]float64{
+			"bm25": c.bm25, "vector": c.vec,
+			"relevance": w.Relevance * rel, "relationship": w.Relationship * c.relation, "bonus": w.Bonus * bonus,
+			"recency": w.Recency * recency, "importance": w.Importance * imp, "author": w.Author * author,
+			"prior_scale": scale,
+		}
+		score := evidence * scale
+		slices.Sort(c.why)
+		out = append(out, Item{Commit: c.hash, Score: math.Round(score*1e4) / 1e4, Components: comp, Why: slices.Compact(c.why)})
+		times[c.hash] = c.time
+	}
+	slices.SortFunc(out, func(a, b Item) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(times[b.Commit], times[a.Commit]), cmp.Compare(a.Commit, b.Commit))
+	})
+	return out
+}
+
+// relevance is a candidate's text relevance in [0, 1]: BM25 and vector
+// similarity, each relative to the best hit of its list, mixed by the
+// Vector weight.
+func (s *Searcher) relevance(c *cand, mode Mode) float64 {
+	if c.bm25Rank == 0 && c.vecRank == 0 {
+		return c.bm25 // basic mode: the share of the terms in the subject
+	}
+	wv := s.opts.Weights.Vector
+	switch mode {
+	case ModeVector:
+		wv = 1
+	case ModeKeyword, ModeBasic:
+		wv = 0
+	}
+	return (1-wv)*c.bm25 + wv*c.vec
+}
+
+// removalSources is how many of the best text matches a removal question
+// follows to the commits that deleted their files.
+const removalSources = 5
+
+// removals answers a question about something that went away ("why was
+// the legacy exporter pulled out?"). Its words match the commits that
+// wrote the thing, seldom the one that took it out ("Clean up unused code
+// paths"), so the commits that later deleted the files of the best
+// matches are candidates too, as relevant as the match they follow.
+func (s *Searcher) removals(ctx context.Context, cs *candSet, mode Mode) error {
+	srcs := slices.Collect(maps.Values(cs.m))
+	slices.SortFunc(srcs, func(a, b *cand) int {
+		return cmp.Or(cmp.Compare(s.relevance(b, mode), s.relevance(a, mode)), cmp.Compare(a.hash, b.hash))
+	})
+	for _, src := range srcs[:min(len(srcs), removalSources)] {
+		rel := s.relevance(src, mode)
+		if rel <= 0 {
+			break
+		}
+		hashes, err := store.Strings(ctx, s.st.DB, `SELECT DISTINCT c.hash FROM file_changes f
+			JOIN file_changes d ON d.path = f.path AND d.status = 'deleted' AND d.commit_id > f.commit_id
+			JOIN commits c ON c.id = d.commit_id
+			WHERE f.commit_id = ? AND f.status != 'deleted' AND c.is_merge = 0 LIMIT 10`, src.id)
+		if err != nil {
+			return fmt.Errorf("removals: %w", err)
+		}
+		for _, h := range hashes {
+			c := cs.get(h)
+			c.removal = max(c.removal, removalShare*rel)
+			c.why = append(c.why, "deleted "+src.hash[:7]+"'s files")
+		}
+	}
+	return s.details(ctx, cs) // the deleting commits not among the candidates yet
+}
+
+// removalShare is the part of a match's relevance that the commit
+// deleting its files inherits: all of it, since for a question about a
+// removal the deletion is the answer and the match only the way to it;
+// the removal points then put it first.
+const removalShare = 1.0
+
+// priorSpan is the most the priors together can lift a commit's score:
+// 5 %, a near-tie.
+const priorSpan = 0.05
+
+// entityNames are the short names of entity keys ("path#pkg.Type.Name":
+// "Name"), once each.
+func entityNames(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		n := k[strings.LastIndexAny(k, "#.:")+1:]
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// namesAny reports whether subject holds one of the names as a word,
+// case-sensitively: "mergePersistentFlags" in "Add only missing
+// persistent flags of parents in mergePersistentFlags".
+func namesAny(subject string, names []string) bool {
+	for _, id := range names {
+		if len(id) < 3 {
+			continue
+		}
+		for rest := subject; ; {
+			i := strings.Index(rest, id)
+			if i < 0 {
+				break
+			}
+			end := i + len(id)
+			if (i == 0 || !isIdentByte(rest[i-1])) && (end == len(rest) || !isIdentByte(rest[end])) {
+				return true
+			}
+			rest = rest[end:]
+		}
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}

@@ -1,0 +1,144 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gitmemory/gitmemory/store"
+	"github.com/gitmemory/gitmemory/vectors"
+)
+
+// keyword adds the BM25 hits of the terms and the question's identifiers.
+func (s *Searcher) keyword(ctx context.Context, terms []string, rf refs, cs *candSet) error {
+	hits, err := Keyword(ctx, s.st, KeywordQuery{Terms: append(slices.Clone(terms), rf.idents...), Limit: perKeyword,
+		IncludeRewritten: s.opts.IncludeRewritten, Cache: s.opts.Terms})
+	if err != nil {
+		return err
+	}
+	cs.with(func() {
+		for i, h := range hits {
+			c := cs.get(h.Commit)
+			c.bm25 = max(c.bm25, h.Score)
+			if c.bm25Rank == 0 {
+				c.bm25Rank = i + 1
+			}
+			c.why = append(c.why, "keyword")
+		}
+	})
+	return nil
+}
+
+// vector adds the nearest commits and design notes.
+func (s *Searcher) vector(ctx context.Context, q string, cs *candSet, a *Answer) error {
+	hits, err := s.vec.Query(ctx, q, perVector, vectors.Filter{IncludeRewritten: s.opts.IncludeRewritten})
+	if err != nil {
+		cs.with(func() { a.Warnings = append(a.Warnings, "vector search failed: "+err.Error()) })
+		return nil
+	}
+	best := 0.0
+	for _, h := range hits {
+		best = max(best, float64(h.Score))
+	}
+	cs.with(func() {
+		for i, h := range hits {
+			if best <= 0 || h.Score < minCosine {
+				continue
+			}
+			c := cs.get(h.Commit)
+			c.vec = max(c.vec, float64(h.Score)/best)
+			if c.vecRank == 0 {
+				c.vecRank = i + 1
+			}
+			if h.Note >= 0 {
+				c.why = append(c.why, "design note")
+			} else {
+				c.why = append(c.why, "vector")
+			}
+		}
+	})
+	return nil
+}
+
+// basic is the mode without indexes: the terms' overlap with subjects.
+func (s *Searcher) basic(ctx context.Context, terms []string, cs *candSet) error {
+	if len(terms) == 0 {
+		return nil
+	}
+	var conds []string
+	var args []any
+	for _, t := range terms {
+		conds = append(conds, "(CASE WHEN subject LIKE ? THEN 1 ELSE 0 END)")
+		args = append(args, "%"+t+"%")
+	}
+	score := strings.Join(conds, " + ")
+	args = append(args, s.opts.IncludeRewritten, perSource)
+	rows, err := s.st.DB.QueryContext(ctx, `SELECT hash, `+score+` AS n FROM commits
+		WHERE n > 0 AND (? OR rewritten = 0) ORDER BY n DESC, committer_time DESC LIMIT ?`, args...)
+	if err != nil {
+		return fmt.Errorf("basic search: %w", err)
+	}
+	defer rows.Close()
+	var hits []KeywordHit
+	for rows.Next() {
+		var h KeywordHit
+		if err := rows.Scan(&h.Commit, &h.BM25); err != nil {
+			return err
+		}
+		hits = append(hits, h)
+	}
+	cs.with(func() {
+		for _, h := range hits {
+			c := cs.get(h.Commit)
+			c.bm25 = h.BM25 / float64(len(terms))
+			c.why = append(c.why, "words")
+		}
+	})
+	return rows.Err()
+}
+
+// details loads what scoring needs of each candidate not loaded yet, and
+// drops rewritten ones unless asked for (and hashes the store lacks).
+func (s *Searcher) details(ctx context.Context, cs *candSet) error {
+	var hashes []any
+	for h, c := range cs.m {
+		if c.id == 0 { // not loaded yet (commit ids start at 1)
+			hashes = append(hashes, h)
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	q := `SELECT id, hash, committer_time, classification, labels, author_name, insertions, deletions, rewritten, subject,
+		(SELECT COUNT(*) FROM design_notes n WHERE n.commit_id = commits.id)
+		FROM commits WHERE hash IN (` + store.Marks(len(hashes)) + `)`
+	rows, err := s.st.DB.QueryContext(ctx, q, hashes...)
+	if err != nil {
+		return fmt.Errorf("candidates: %w", err)
+	}
+	defer rows.Close()
+	found := map[string]bool{}
+	for rows.Next() {
+		var hash, labels string
+		var c cand
+		if err := rows.Scan(&c.id, &hash, &c.time, &c.class, &labels, &c.author, &c.insertions, &c.deletions,
+			&c.rewritten, &c.subject, &c.notes); err != nil {
+			return err
+		}
+		found[hash] = true
+		x := cs.m[hash]
+		x.id, x.time, x.class, x.author, x.insertions, x.deletions, x.rewritten, x.notes, x.subject =
+			c.id, c.time, c.class, c.author, c.insertions, c.deletions, c.rewritten, c.notes, c.subject
+		x.security = strings.Contains(labels, `"security"`)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, h := range hashes {
+		if c := cs.m[h.(string)]; !found[c.hash] || (c.rewritten && !s.opts.IncludeRewritten) {
+			delete(cs.m, c.hash)
+		}
+	}
+	return nil
+}
