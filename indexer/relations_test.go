@@ -407,3 +407,30 @@ func TestRelationshipsOfFilesMergedAway(t *testing.T) {
 		t.Errorf("relationships from a bare clone %q, want none", got)
 	}
 }
+
+// TestGoImplementsWithBuildTaggedMethods: two build-tagged files define
+// the same methods for one type (a renderer per platform). Deleting one
+// leaves the other's: the type still implements the interface, whichever
+// definition was met last.
+func TestGoImplementsWithBuildTaggedMethods(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("go.mod", "module example.com/m\n")
+	repo.Write("tui/tui.go", "package tui\n\ntype Renderer interface {\n\tInit()\n\tClose() int\n}\n\ntype Full struct{ n int }\n")
+	method := func(tag string) string {
+		return "//go:build " + tag + "\n\npackage tui\n\nfunc (r *Full) Init() {}\n\nfunc (r *Full) Close() int { return r.n }\n"
+	}
+	repo.Write("tui/tcell.go", method("tcell"))
+	repo.Commit("tcell renderer")
+	repo.Write("tui/ncurses.go", method("ncurses"))
+	repo.Commit("ncurses renderer")
+	repo.Git("rm", "-q", "tui/ncurses.go")
+	repo.Commit("delete the ncurses renderer")
+	st := openStore(t)
+	g := openGraph(t)
+	sync(t, repo.Dir, st, Options{Graph: g})
+	want := "IMPLEMENTS tui/tui.go#tui.Full -> tui/tui.go#tui.Renderer"
+	if got := current(t, st); !slices.Contains(got, want) {
+		t.Errorf("relationships after the delete: %q, want %q among them", got, want)
+	}
+	checkGraphMatches(t, st, g)
+}
