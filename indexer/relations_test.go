@@ -434,3 +434,30 @@ func TestGoImplementsWithBuildTaggedMethods(t *testing.T) {
 	}
 	checkGraphMatches(t, st, g)
 }
+
+// TestGraphOfAnInterruptedSync: a sync that died between storing a commit
+// and writing its edges leaves it for the next sync to replay. The replay
+// comes before the next commits' edges: a relationship the old commit
+// added and a new one removed is not in the graph.
+func TestGraphOfAnInterruptedSync(t *testing.T) {
+	f := relFixtures[0]
+	repo := gittest.New(t)
+	for p, text := range f.files {
+		repo.Write(p, text)
+	}
+	repo.Write(f.main, f.withLocal())
+	repo.Commit("add " + f.lang)
+	st := openStore(t)
+	g := openGraph(t)
+	sync(t, repo.Dir, st, Options{Graph: g})
+	if _, err := st.DB.Exec(`UPDATE commits SET graphed = 0`); err != nil {
+		t.Fatal(err)
+	}
+	repo.Write(f.main, f.after)
+	repo.Commit("drop local")
+	sync(t, repo.Dir, st, Options{Graph: g})
+	if got := current(t, st); slices.Contains(got, f.gone) {
+		t.Fatalf("store still holds %q", f.gone)
+	}
+	checkGraphMatches(t, st, g)
+}
