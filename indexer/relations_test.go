@@ -461,3 +461,42 @@ func TestGraphOfAnInterruptedSync(t *testing.T) {
 	}
 	checkGraphMatches(t, st, g)
 }
+
+// TestMergedAwayAfterAnInterruptedSync: a sync killed after storing the
+// commits of TestRelationshipsOfFilesMergedAway but before its end's check
+// of the head leaves the check to the next sync, which has no commit left
+// to store: it still removes the relationships of the file merged away.
+func TestMergedAwayAfterAnInterruptedSync(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("a.c", "int helper(void);\n\nint run(void)\n{\n\treturn helper();\n}\n")
+	repo.Write("b.c", "#include <stdio.h>\n\nint helper(void)\n{\n\treturn puts(\"x\");\n}\n")
+	repo.Commit("add")
+	repo.Git("checkout", "-q", "-b", "topic")
+	repo.Git("checkout", "-q", "main")
+	repo.Write("a.c", "int run(void)\n{\n\treturn 0;\n}\n")
+	repo.Git("rm", "-q", "b.c")
+	repo.Commit("drop b")
+	repo.Git("checkout", "-q", "topic")
+	repo.Write("b.c", "#include <stdlib.h>\n\nint other(void)\n{\n\treturn 1;\n}\n\nint helper(void)\n{\n\treturn other();\n}\n")
+	repo.Commit("change b")
+	repo.Git("checkout", "-q", "main")
+	repo.TryGit("merge", "-q", "--no-ff", "topic", "-m", "merge topic")
+	repo.Git("rm", "-q", "b.c")
+	head := repo.Commit("merge topic")
+	st := openStore(t)
+	sync(t, repo.Dir, st, Options{})
+	// What the kill loses: the check's removals (recorded at the head, a
+	// merge with no relationships of its own), and what the sync's end
+	// records after it: the relationships pass and the sync state.
+	if _, err := st.DB.Exec(`DELETE FROM code_relations WHERE commit_id = (SELECT id FROM commits WHERE hash = ?);
+		UPDATE relations_state SET last_commit = 0, stale = 1; DELETE FROM sync_state`, head); err != nil {
+		t.Fatal(err)
+	}
+	if got := current(t, st); len(got) == 0 {
+		t.Fatal("the simulated kill left no relationship to remove")
+	}
+	sync(t, repo.Dir, st, Options{})
+	if got := current(t, st); len(got) != 0 {
+		t.Errorf("relationships %q, want none: b.c is gone", got)
+	}
+}
