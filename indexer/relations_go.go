@@ -108,9 +108,7 @@ func (r *relater) goTypesLoaded() *goTypes {
 			for _, e := range es {
 				// A name this sync read or changed is known here already.
 				if !r.named[e.Name] && r.syms[e.Key] == nil {
-					s := newSym(e.Key, e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature)
-					r.syms[s.key] = s
-					r.byName[s.name] = append(r.byName[s.name], s)
+					r.addSym(newSym(e.Key, e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature))
 				}
 			}
 		}

@@ -500,3 +500,26 @@ func TestMergedAwayAfterAnInterruptedSync(t *testing.T) {
 		t.Errorf("relationships %q, want none: b.c is gone", got)
 	}
 }
+
+// TestInheritedCallsInALaterSync: a later sync resolves self.fail() in a
+// subclass's changed method through its base class, which it has not read
+// from the store yet, as a sync of the whole history does.
+func TestInheritedCallsInALaterSync(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("types.py", "class Base:\n    def fail(self):\n        return 1\n\n\nclass Sub(Base):\n    def convert(self):\n        return self.fail()\n")
+	repo.Commit("add")
+	st := openStore(t)
+	sync(t, repo.Dir, st, Options{})
+	repo.Write("types.py", "class Base:\n    def fail(self):\n        return 1\n\n\nclass Sub(Base):\n    def convert(self):\n        return self.fail() + 1\n")
+	repo.Commit("change convert")
+	sync(t, repo.Dir, st, Options{})
+	whole := openStore(t)
+	sync(t, repo.Dir, whole, Options{})
+	want := "CALLS types.py#Sub.convert -> types.py#Base.fail"
+	if got := current(t, whole); !slices.Contains(got, want) {
+		t.Fatalf("one sync: %q, want %q among them", got, want)
+	}
+	if got, all := current(t, st), current(t, whole); !slices.Equal(got, all) {
+		t.Errorf("two syncs: %q\none sync: %q", got, all)
+	}
+}
