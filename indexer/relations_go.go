@@ -107,7 +107,7 @@ func (r *relater) goTypesLoaded() *goTypes {
 			}
 			for _, e := range es {
 				// A name this sync read or changed is known here already.
-				if !r.named[e.Name] && r.syms[e.Key] == nil {
+				if !r.named[e.Name] && r.syms[e.Key] == nil && r.storedLive(e.Path) {
 					r.addSym(newSym(e.Key, e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature))
 				}
 			}

@@ -523,3 +523,28 @@ func TestInheritedCallsInALaterSync(t *testing.T) {
 		t.Errorf("two syncs: %q\none sync: %q", got, all)
 	}
 }
+
+// TestVanishedEntitiesStayGone: the entities of a file renamed to a path
+// the entity stage does not read went with it (TestRelationshipsOfVanishedFiles);
+// a later sync does not resolve a call to them, as a sync of the whole
+// history does not.
+func TestVanishedEntitiesStayGone(t *testing.T) {
+	repo := gittest.New(t)
+	body := "int other(void);\n\nint helper(void)\n{\n\treturn other();\n}\n\nint other(void)\n{\n\treturn 1;\n}\n"
+	repo.Write("a.c", "int helper(void);\n\nint run(void)\n{\n\treturn 0;\n}\n")
+	repo.Write("b.c", body)
+	repo.Commit("add")
+	repo.Write("vendor/b.c", body)
+	repo.Git("rm", "-q", "b.c")
+	repo.Commit("vendor b")
+	st := openStore(t)
+	sync(t, repo.Dir, st, Options{})
+	repo.Write("a.c", "int helper(void);\n\nint run(void)\n{\n\treturn helper();\n}\n")
+	repo.Commit("call helper")
+	sync(t, repo.Dir, st, Options{})
+	whole := openStore(t)
+	sync(t, repo.Dir, whole, Options{})
+	if got, all := current(t, st), current(t, whole); !slices.Equal(got, all) || len(all) != 0 {
+		t.Errorf("two syncs: %q\none sync: %q; want none", got, all)
+	}
+}
