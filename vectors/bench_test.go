@@ -309,3 +309,13 @@ func BenchmarkLocalEmbed(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWordvecParse is the word-vector table's share of a cold
+// process's first query: gunzip, decode and SIF-weight the shipped table.
+func BenchmarkWordvecParse(b *testing.B) {
+	for b.Loop() {
+		if _, err := parseWordVectors(wordvecTable); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,7 @@
 #
 #   bash vectors/wordvec/build.sh            # install packages, extract, train, write
 #   SKIP_APT=1 bash vectors/wordvec/build.sh # packages already installed
+#   MIRRORS=DIR bash vectors/wordvec/build.sh # DIR/<owner>+<name>/repo instead of cloning
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -12,7 +13,7 @@ OUT="${OUT:-$HERE/table.bin.gz}"
 
 # Training parameters (README.md explains the choices).
 DIM=100
-EPOCH=10
+EPOCH=5
 WS=5
 MIN_COUNT=5
 MAX_WORDS=60000
@@ -35,13 +36,53 @@ if [ -z "${SKIP_APT:-}" ]; then
 fi
 
 mkdir -p "$WORK"
-rm -f "$WORK"/corpus.txt "$WORK"/doc_counts.txt "$WORK"/model.bin "$WORK"/model.vec
+rm -f "$WORK"/corpus.txt "$WORK"/docs.txt "$WORK"/commits.txt "$WORK"/doc_counts*.txt \
+	"$WORK"/model.bin "$WORK"/model.vec
 dpkg-query -W -f='${Package} ${Version}\n' "${PACKAGES[@]}" | tee "$WORK/versions.txt"
 
 export PYTHONHASHSEED=0 LC_ALL=C.UTF-8
 
 echo "== extract $(date +%T)"
-python3 "$HERE/extract.py" "$WORK/corpus.txt" "$WORK/stats.json" "$WORK/doc_counts.txt"
+python3 "$HERE/extract.py" "$WORK/docs.txt" "$WORK/stats.json" "$WORK/doc_counts.txt"
+
+echo "== commit messages $(date +%T)"
+# commits.tsv: owner/name, the commit the history is read from, licence.
+# Only commit objects are needed, so a blobless clone is enough.
+specs=()
+while IFS=$'\t' read -r repo commit _; do
+	dir="${MIRRORS:+$MIRRORS/${repo/\//+}/repo}"
+	if [ -z "$dir" ]; then
+		dir="$WORK/repos/${repo/\//+}.git"
+		[ -d "$dir" ] || git clone -q --bare --filter=blob:none "https://github.com/$repo" "$dir"
+	fi
+	specs+=("$dir@$commit")
+done < "$HERE/commits.tsv"
+python3 "$HERE/commits.py" "$WORK/commits.txt" "${specs[@]}"
+
+# One corpus, the two kinds of block interleaved in a fixed order; the
+# domain counts that retrofitting reads include the commit messages.
+python3 - "$WORK" <<'PY'
+import random
+import sys
+from collections import Counter
+work = sys.argv[1]
+docs = open(f"{work}/docs.txt", encoding="utf-8").read().splitlines()
+commits = open(f"{work}/commits.txt", encoding="utf-8").read().splitlines()
+blocks = docs + commits
+random.Random(3).shuffle(blocks)
+with open(f"{work}/corpus.txt", "w", encoding="utf-8") as f:
+    f.write("\n".join(blocks) + "\n")
+counts = Counter()
+with open(f"{work}/doc_counts.txt", encoding="utf-8") as f:
+    for line in f:
+        w, c = line.split()
+        counts[w] += int(c)
+for b in commits:
+    counts.update(b.split())
+with open(f"{work}/doc_counts_all.txt", "w", encoding="utf-8") as f:
+    for w, c in sorted(counts.items()):
+        f.write(f"{w} {c}\n")
+PY
 
 echo "== train $(date +%T)"
 start=$(date +%s)
@@ -54,130 +95,8 @@ fasttext skipgram -input "$WORK/corpus.txt" -output "$WORK/model" \
 echo "trained in $(( $(date +%s) - start ))s"
 
 echo "== retrofit and write $(date +%T)"
-python3 - "$WORK/corpus.txt" "$WORK/model.vec" /usr/share/wordnet "$OUT" \
-	"$MAX_WORDS" "$MIN_COUNT" "$SENSES" "$ITERS" "$GATE" "$WORK/doc_counts.txt" <<'PY'
-"""Retrofit fastText vectors to WordNet (Faruqui et al. 2015) and write the
-GMWVEC1 table (format in README.md)."""
-import gzip
-import math
-import struct
-import sys
-from collections import Counter
-
-corpus, vec_path, wn_dir, out_path = sys.argv[1:5]
-max_words, min_count, senses, iters = map(int, sys.argv[5:9])
-gate = float(sys.argv[9])
-doc_counts = {}
-with open(sys.argv[10], encoding="utf-8") as f:
-    for line in f:
-        w, c = line.split()
-        doc_counts[w] = int(c)
-
-counts = Counter()
-with open(corpus, encoding="utf-8") as f:
-    for line in f:
-        counts.update(line.split())
-
-vecs = {}
-with open(vec_path, encoding="utf-8") as f:
-    n, dims = map(int, f.readline().split())
-    for line in f:
-        parts = line.rstrip().split(" ")
-        w = parts[0]
-        if counts.get(w, 0) < min_count or len(w.encode()) > 255:
-            continue  # drops fastText's </s>
-        v = [float(x) for x in parts[1:]]
-        norm = math.sqrt(sum(x * x for x in v)) or 1.0
-        vecs[w] = [x / norm for x in v]
-
-words = sorted(vecs, key=lambda w: (-counts[w], w))[:max_words]
-keep = set(words)
-
-
-def cos(a, b):
-    return sum(x * y for x, y in zip(vecs[a], vecs[b]))
-
-
-# WordNet lexicon: a and b are neighbours when they share a synset that is
-# among the first `senses` synsets (index.POS order) of both of them, both
-# occur min_count times in the documentation (not just in WordNet's
-# glosses), and their fastText vectors already agree (cos >= gate). The last
-# two keep out senses foreign to software: "memory" ~ "remembering",
-# "crash" ~ "clang", "ram" ~ "pound", "cache" ~ "hoard".
-first = {}
-for pos in ("noun", "verb", "adj", "adv"):
-    with open(f"{wn_dir}/index.{pos}", encoding="utf-8") as f:
-        for line in f:
-            if line.startswith(" "):
-                continue
-            p = line.split()
-            first[(pos, p[0])] = set(p[6 + int(p[3]):][:senses])
-
-lex = {}
-for pos in ("noun", "verb", "adj", "adv"):
-    wanted = set()
-    for (ps, lemma), offs in first.items():
-        if ps == pos and lemma in keep:
-            wanted |= offs
-    with open(f"{wn_dir}/data.{pos}", encoding="utf-8") as f:
-        for line in f:
-            if line.startswith(" "):
-                continue
-            fields = line.split()
-            off = fields[0]
-            if off not in wanted:
-                continue
-            members = []
-            for i in range(int(fields[3], 16)):
-                lemma = fields[4 + 2 * i].lower()
-                if "(" in lemma:  # adjective markers: quiet(a)
-                    lemma = lemma[:lemma.index("(")]
-                if (lemma in keep and off in first.get((pos, lemma), ())
-                        and doc_counts.get(lemma, 0) >= min_count):
-                    members.append(lemma)
-            for a in members:
-                for b in members:
-                    if a != b and cos(a, b) >= gate:
-                        lex.setdefault(a, set()).add(b)
-
-print(f"table: {len(words)} words x {dims} dims; retrofit: {len(lex)} words with "
-      f"{sum(len(v) for v in lex.values())} WordNet neighbours", file=sys.stderr)
-
-# q_i = (alpha * qhat_i + sum_j beta_ij q_j) / (alpha + sum_j beta_ij),
-# alpha = 1, beta_ij = 1/degree(i); in-place (Gauss-Seidel) as in the paper's code.
-new = {w: vecs[w] for w in words}
-order = sorted(lex)
-for _ in range(iters):
-    for w in order:
-        nb = sorted(lex[w])
-        beta = 1.0 / len(nb)
-        acc = list(vecs[w])
-        for u in nb:
-            q = new[u]
-            for k in range(dims):
-                acc[k] += beta * q[k]
-        new[w] = [x / 2.0 for x in acc]
-
-# No file name or time in the gzip header: the same table gives the same bytes.
-with open(out_path, "wb") as raw, \
-        gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=raw, mtime=0) as g:
-    g.write(b"GMWVEC1\n")
-    g.write(struct.pack("<II", len(words), dims))
-    for w in words:
-        b = w.encode()
-        g.write(struct.pack("<B", len(b)) + b + struct.pack("<I", counts[w]))
-    rows = bytearray()
-    scales = []
-    for w in words:
-        v = new[w]
-        norm = math.sqrt(sum(x * x for x in v)) or 1.0
-        v = [x / norm for x in v]
-        m = max(abs(x) for x in v) or 1.0
-        rows += struct.pack(f"<{dims}b", *[max(-127, min(127, round(x * 127 / m))) for x in v])
-        scales.append(m / 127)
-    g.write(bytes(rows))
-    g.write(struct.pack(f"<{len(words)}f", *scales))
-PY
+python3 "$HERE/table.py" "$WORK/corpus.txt" "$WORK/model.vec" /usr/share/wordnet "$OUT" \
+	"$MAX_WORDS" "$MIN_COUNT" "$SENSES" "$ITERS" "$GATE" "$WORK/doc_counts_all.txt"
 
 ls -l "$OUT"
 echo "== check $(date +%T)"
