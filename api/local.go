@@ -76,6 +76,7 @@ func (l *Local) Query(ctx context.Context, q QueryRequest) (*QueryResult, error)
 	if err != nil {
 		return nil, err
 	}
+	opts.IncludeRewritten = q.IncludeRewritten
 	if q.RecencyWeight != nil {
 		opts.Weights.Recency = *q.RecencyWeight
 	}

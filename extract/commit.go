@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -164,7 +165,8 @@ func (r *Repo) fileChanges(oc *object.Commit) ([]change, error) {
 			return nil, err
 		}
 	}
-	changes = r.detectRenames(changes)
+	// git log --follow switches paths only at a commit with one parent.
+	changes = r.detectRenames(changes, len(oc.ParentHashes) <= 1)
 	sort.SliceStable(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
 	return changes, nil
 }
@@ -203,7 +205,7 @@ func (r *Repo) mergeOnly(oc *object.Commit, changes []change) ([]change, error) 
 
 // fileChange describes a change and loads the contents to diff.
 func (r *Repo) fileChange(ch change) (fc model.FileChange, oldData, newData []byte, err error) {
-	fc = model.FileChange{Path: ch.path, OldPath: ch.oldPath, Status: ch.status, Similarity: ch.similarity}
+	fc = model.FileChange{Path: ch.path, OldPath: ch.oldPath, Status: ch.status, Similarity: ch.similarity, Follow: ch.follow}
 	if ch.from.exists() {
 		fc.OldBlob = ch.from.hash.String()
 	}
@@ -221,31 +223,45 @@ func (r *Repo) fileChange(ch change) (fc model.FileChange, oldData, newData []by
 	if enry.IsVendor(ch.path) {
 		fc.Skipped = model.SkipVendor
 	}
-	if ch.from.exists() && ch.from.hash != ch.to.hash {
+	if ch.from.hash == ch.to.hash {
+		// A rename, copy or mode change: nothing to diff, but the content
+		// names the language, and a renamed or copied file's entities
+		// move with it.
+		data, err := r.blob(ch.to.hash, r.opts.MaxFileBytes)
+		if err != nil {
+			return fc, nil, nil, err
+		}
+		fc.Language = r.language(ch.path, ch.to.hash, data)
+		switch {
+		case data == nil:
+			fc.Skipped = model.SkipHuge
+		case isBinary(data):
+			fc.Binary, fc.Skipped = true, model.SkipBinary // git counts it "-", as any binary file
+		}
+		if fc.Skipped != "" || (ch.status != model.Renamed && ch.status != model.Copied) {
+			return fc, nil, nil, nil
+		}
+		return fc, data, data, nil
+	}
+	if ch.from.exists() {
 		if oldData, err = r.blob(ch.from.hash, r.opts.MaxFileBytes); err != nil {
 			return fc, nil, nil, err
 		}
 	}
-	if ch.to.exists() && ch.from.hash != ch.to.hash {
+	if ch.to.exists() {
 		if newData, err = r.blob(ch.to.hash, r.opts.MaxFileBytes); err != nil {
 			return fc, nil, nil, err
 		}
 	}
-	sample := newData
-	if sample == nil {
-		sample = oldData
+	// The new version names the language, or the old one when the new is
+	// empty or gone: a file emptied or deleted keeps its language, so that
+	// the entity stage records its entities' deletion.
+	sample, sampleHash := newData, ch.to.hash
+	if len(newData) == 0 && len(oldData) > 0 {
+		sample, sampleHash = oldData, ch.from.hash
 	}
-	fc.Language = r.language(ch.path, sample)
+	fc.Language = r.language(ch.path, sampleHash, sample)
 	switch {
-	case ch.from.hash == ch.to.hash && ch.status == model.Renamed && !enry.IsVendor(ch.path):
-		// Nothing to diff, but the entities of the file move with it.
-		data, err := r.blob(ch.to.hash, r.opts.MaxFileBytes)
-		if err != nil || data == nil || isBinary(data) {
-			return fc, nil, nil, err
-		}
-		return fc, data, data, nil
-	case ch.from.hash == ch.to.hash:
-		return fc, nil, nil, nil // mode change: nothing to diff
 	case (ch.from.exists() && oldData == nil) || (ch.to.exists() && newData == nil):
 		fc.Skipped = model.SkipHuge
 	case isBinary(oldData) || isBinary(newData):
@@ -329,26 +345,142 @@ func head(b []byte, n int) []byte {
 	return b
 }
 
-// language names a file's language by go-enry, from its name where that
-// is unambiguous and from the first 8 KiB of content otherwise. A path
-// keeps the language first found for it: content heuristics (a .h file is
-// C, C++ or Objective-C) cost more than the rest of a commit's extraction.
-func (r *Repo) language(path string, content []byte) string {
-	if lang, ok := r.langs[path]; ok {
+// language names a file's language with go-enry: from its file name
+// where that is unambiguous, else from the first 8 KiB of the blob (a .h
+// file is C, C++ or Objective-C by its content; an empty file is none).
+// It is a function of the file name and the blob alone, so that every
+// sync names a version alike, whatever it saw before (a sync resumed
+// after a crash starts from other versions), and a renamed file keeps its
+// language. Results are memoised by file name and blob.
+func (r *Repo) language(path string, blob plumbing.Hash, content []byte) string {
+	name := baseName(path)
+	if lang, safe := enry.GetLanguageByFilename(name); safe {
 		return lang
 	}
-	lang, safe := enry.GetLanguageByFilename(path)
-	if !safe {
-		lang, safe = enry.GetLanguageByExtension(path)
+	if lang, safe := enry.GetLanguageByExtension(name); safe {
+		return lang
 	}
-	if !safe {
-		lang = enry.GetLanguage(baseName(path), head(content, 8192))
+	if len(content) == 0 {
+		return "" // an empty (or unread, huge) file: nothing to tell C from C++, or Rust from XML
 	}
+	key := langKey{name, blob}
+	if lang, ok := r.langs[key]; ok {
+		return lang
+	}
+	lang := detectLanguage(name, head(content, 8192))
 	if len(r.langs) > 1<<16 {
 		clear(r.langs)
 	}
-	r.langs[path] = lang
+	r.langs[key] = lang
 	return lang
+}
+
+// langKey memoises a language: a file name and a blob.
+type langKey struct {
+	name string
+	blob plumbing.Hash
+}
+
+// detectLanguage is go-enry's GetLanguage (its strategies in its order),
+// except that a .h file none of whose lines could match go-enry's
+// Objective-C or C++ heuristics is C without running them (they cost 1.4
+// ms for 8 KiB, and most headers are C), and that the classifier, the last
+// resort, reads 1 KiB.
+func detectLanguage(name string, content []byte) string {
+	if enry.IsBinary(content) {
+		return ""
+	}
+	var langs []string
+	for _, strategy := range languageStrategies {
+		c := strategy(name, content, langs)
+		if len(c) == 1 {
+			return c[0]
+		}
+		if len(c) > 1 {
+			langs = c
+		}
+	}
+	for _, l := range langs {
+		if l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// languageStrategies are go-enry's DefaultStrategies, content heuristics
+// through headerHeuristics and the classifier through shortClassifier.
+var languageStrategies = []enry.Strategy{
+	enry.GetLanguagesByModeline,
+	enry.GetLanguagesByFilename,
+	enry.GetLanguagesByShebang,
+	enry.GetLanguagesByExtension,
+	enry.GetLanguagesByXML,
+	enry.GetLanguagesByManpage,
+	headerHeuristics,
+	shortClassifier,
+}
+
+// shortClassifier is go-enry's naive Bayes classifier on the first 1 KiB
+// only: it runs when nothing else told the candidates apart (JSON or
+// OpenAPI JSON, YAML or MiniYAML), for every version of such a file, and on
+// 8 KiB it was most of the language detection's cost.
+func shortClassifier(name string, content []byte, candidates []string) []string {
+	return enry.GetLanguagesByClassifier(name, head(content, 1024), candidates)
+}
+
+// headerHeuristics is enry.GetLanguagesByContent, with its answer for a
+// header that cannot be Objective-C or C++ given without the patterns.
+func headerHeuristics(name string, content []byte, candidates []string) []string {
+	if strings.ToLower(filepath.Ext(name)) == ".h" && !maybeNotC(content) {
+		return []string{"C"}
+	}
+	return enry.GetLanguagesByContent(name, content, candidates)
+}
+
+// cppIncludes are the headers go-enry's .h heuristic takes for C++.
+var cppIncludes = []string{"cstdint", "string", "vector", "map", "list", "array", "bitset", "queue", "stack",
+	"forward_list", "unordered_map", "unordered_set", "istream", "ostream", "iostream"}
+
+// maybeNotC reports whether a header could match go-enry's Objective-C or
+// C++ patterns for .h files (go-enry's data/content.go); when it cannot,
+// go-enry's answer is C. It may say yes for a plain C header (the
+// heuristics then decide); it never says no for one they would not call C.
+func maybeNotC(content []byte) bool {
+	if bytes.Contains(content, []byte("std::")) || bytes.Contains(content, []byte("__has_cpp_attribute")) ||
+		bytes.Contains(content, []byte("__cplusplus")) {
+		return true
+	}
+	for line := range bytes.SplitSeq(content, []byte("\n")) {
+		l := bytes.TrimLeft(line, " \t\r\v\f")
+		if len(l) == 0 {
+			continue
+		}
+		switch l[0] {
+		case '@':
+			return true
+		case '#':
+			d := bytes.TrimLeft(l[1:], " \t\r\v\f")
+			if bytes.HasPrefix(d, []byte("import")) {
+				return true
+			}
+			if inc, ok := bytes.CutPrefix(d, []byte("include <")); ok {
+				for _, h := range cppIncludes {
+					if bytes.HasPrefix(inc, []byte(h+">")) {
+						return true
+					}
+				}
+			}
+			continue
+		}
+		for _, kw := range []string{"template", "try", "constexpr", "catch", "class", "namespace", "using",
+			"private", "public", "protected"} {
+			if bytes.HasPrefix(l, []byte(kw)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func b2i(b bool) int {

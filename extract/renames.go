@@ -1,8 +1,7 @@
 package extract
 
 import (
-	"hash/maphash"
-	"sort"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -10,69 +9,169 @@ import (
 	"github.com/gitmemory/gitmemory/model"
 )
 
-// minScore is git's default rename and copy threshold (-M50%).
-const minScore = 50
+// Rename and copy detection is a port of git's diffcore-rename, so that
+// the renames stored are the ones git log -M -C shows and history follows
+// a file where git log --follow does: the same candidates, the same
+// scores (diffcore-delta's hash, see similarity.go), the same order of
+// preference and the same tie-breaks.
 
-// detectRenames pairs deleted with added files into renames, then finds
-// copies of modified or deleted files among the remaining additions (git's
-// -M -C). Exact matches by blob hash come first; similarity scoring is
-// skipped when the candidate pairs exceed RenameLimit², as git does.
-func (r *Repo) detectRenames(changes []change) []change {
-	var added, deleted, modified []int
+// renameSrc is a possible source: a deleted file, or (for copies) a
+// modified file's old version. used is git's rename_used: how many
+// destinations took it, plus one for a modified file, which stays.
+type renameSrc struct {
+	c    int // index in the commit's changes
+	path string
+	from side
+	used int
+}
+
+// renameDst is an added file, paired with a source (src >= 0) or not.
+type renameDst struct {
+	c     int
+	path  string
+	to    side
+	src   int
+	score int
+}
+
+// renameCand is one cell of git's similarity matrix (struct diff_score).
+type renameCand struct {
+	dst, src, score int
+	name            bool // the same file name
+}
+
+// candsPerDst is git's NUM_CANDIDATE_PER_DST: only a destination's four
+// best sources are kept for the assignment.
+const candsPerDst = 4
+
+// renamer scores the pairs of one commit, each blob hashed once.
+type renamer struct {
+	r    *Repo
+	sigs map[plumbing.Hash]*signature
+}
+
+func (rn *renamer) sig(h plumbing.Hash) *signature {
+	if s, ok := rn.sigs[h]; ok {
+		return s
+	}
+	var s *signature
+	if data, err := rn.r.blob(h, rn.r.opts.MaxFileBytes); err == nil && data != nil {
+		s = newSignature(data)
+	}
+	rn.sigs[h] = s
+	return s
+}
+
+// estimate is git's estimate_similarity: regular files only (a symbolic
+// link is renamed only as an exact match). A blob too large to read
+// scores 0.
+func (rn *renamer) estimate(src, dst side) int {
+	if !isRegular(src.mode) || !isRegular(dst.mode) {
+		return 0
+	}
+	a, b := rn.sig(src.hash), rn.sig(dst.hash)
+	if a == nil || b == nil {
+		return 0
+	}
+	return score(a, b)
+}
+
+func isRegular(m filemode.FileMode) bool {
+	return m == filemode.Regular || m == filemode.Executable || m == filemode.Deprecated
+}
+
+// detectRenames pairs the added files with sources as git's -M -C does:
+// exact matches first, then the similarity matrix (skipped above
+// RenameLimit² pairs), renames from deleted files before copies. A
+// deleted file that a destination took is no longer listed as deleted;
+// every destination of one deleted file but the last (in path order) is a
+// copy, the last a rename, as in git. With follow, each added file also
+// gets the path git log --follow continues with (followSource).
+func (r *Repo) detectRenames(changes []change, follow bool) []change {
+	var dsts []renameDst
+	var srcs []renameSrc
 	for i, c := range changes {
 		if c.from.mode == filemode.Submodule || c.to.mode == filemode.Submodule {
 			continue
 		}
 		switch c.status {
 		case model.Added:
-			added = append(added, i)
+			dsts = append(dsts, renameDst{c: i, path: c.path, to: c.to, src: -1})
 		case model.Deleted:
-			deleted = append(deleted, i)
+			srcs = append(srcs, renameSrc{c: i, path: c.path, from: c.from})
 		case model.Modified:
-			modified = append(modified, i)
+			srcs = append(srcs, renameSrc{c: i, path: c.path, from: c.from, used: 1})
 		}
 	}
-	if len(added) == 0 {
+	if len(dsts) == 0 || len(srcs) == 0 {
 		return changes
 	}
-	drop := map[int]bool{}
-	// Renames: a deleted file is the source of at most one rename.
-	used := map[int]bool{}
-	pair := func(a, d, score int, status model.ChangeStatus) {
-		changes[a].status = status
-		changes[a].oldPath = changes[d].path
-		changes[a].from = changes[d].from
-		changes[a].similarity = score
+	rn := &renamer{r: r, sigs: map[plumbing.Hash]*signature{}}
+	if follow {
+		// Before the pairing below counts its uses of the sources.
+		inexact := len(dsts)*len(srcs) <= r.opts.RenameLimit*r.opts.RenameLimit
+		for _, d := range dsts {
+			changes[d.c].follow = rn.followSource(srcs, d, inexact)
+		}
 	}
-	added = r.matchExact(changes, added, deleted, used, func(a, d int) {
-		pair(a, d, 100, model.Renamed)
-		drop[d] = true
-	})
-	if len(added) > 0 && len(deleted)-len(used) > 0 {
-		var free []int
-		for _, d := range deleted {
-			if !used[d] {
-				free = append(free, d)
+	pair := func(k, j, score int) {
+		dsts[k].src, dsts[k].score = j, score
+		srcs[j].used++
+	}
+	for k := range dsts {
+		if j := exactSource(srcs, dsts[k], true); j >= 0 {
+			pair(k, j, maxScore)
+		}
+	}
+	var todo []int
+	for k := range dsts {
+		if dsts[k].src < 0 {
+			todo = append(todo, k)
+		}
+	}
+	if len(todo) > 0 && len(todo)*len(srcs) <= r.opts.RenameLimit*r.opts.RenameLimit {
+		mx := make([]renameCand, candsPerDst*len(todo))
+		for i := range mx {
+			mx[i].dst = -1
+		}
+		for t, k := range todo {
+			m := mx[candsPerDst*t : candsPerDst*(t+1)]
+			for j := range srcs {
+				recordIfBetter(m, renameCand{dst: k, src: j, score: rn.estimate(srcs[j].from, dsts[k].to),
+					name: basenameSame(srcs[j].path, dsts[k].path)})
 			}
 		}
-		added = r.matchSimilar(changes, added, free, func(a, d, score int) {
-			pair(a, d, score, model.Renamed)
-			drop[d] = true
-		}, true)
-	}
-	// Copies: sources are the modified files' old versions and every
-	// deleted file, reusable any number of times.
-	if len(added) > 0 {
-		sources := append(append([]int(nil), modified...), deleted...)
-		copyFrom := func(a, s, score int) {
-			src := changes[s]
-			changes[a].status = model.Copied
-			changes[a].oldPath = src.path
-			changes[a].from = src.from
-			changes[a].similarity = score
+		slices.SortStableFunc(mx, compareCands)
+		for _, copies := range []bool{false, true} {
+			for _, m := range mx {
+				if m.dst < 0 || m.score < minScore {
+					break
+				}
+				if dsts[m.dst].src >= 0 || (!copies && srcs[m.src].used > 0) {
+					continue
+				}
+				pair(m.dst, m.src, m.score)
+			}
 		}
-		added = r.matchExact(changes, added, sources, nil, func(a, s int) { copyFrom(a, s, 100) })
-		r.matchSimilar(changes, added, sources, copyFrom, false)
+	}
+	drop := map[int]bool{}
+	for _, s := range srcs {
+		if changes[s.c].status == model.Deleted && s.used > 0 {
+			drop[s.c] = true
+		}
+	}
+	for _, d := range dsts {
+		if d.src < 0 {
+			continue
+		}
+		s := &srcs[d.src]
+		s.used--
+		c := &changes[d.c]
+		c.status = model.Renamed
+		if s.used > 0 {
+			c.status = model.Copied
+		}
+		c.oldPath, c.from, c.similarity = s.path, s.from, similarityIndex(d.score)
 	}
 	if len(drop) == 0 {
 		return changes
@@ -86,138 +185,98 @@ func (r *Repo) detectRenames(changes []change) []change {
 	return out
 }
 
-// matchExact pairs additions with sources of the same blob, preferring
-// the same file name. With used non-nil a source is used once. It returns
-// the additions left unpaired.
-func (r *Repo) matchExact(changes []change, added, sources []int, used map[int]bool, pair func(a, s int)) []int {
-	byHash := map[plumbing.Hash][]int{}
-	for _, s := range sources {
-		h := changes[s].from.hash
-		byHash[h] = append(byHash[h], s)
-	}
-	var left []int
-	for _, a := range added {
-		best := -1
-		for _, s := range byHash[changes[a].to.hash] {
-			if used != nil && used[s] {
-				continue
-			}
-			if best < 0 || baseName(changes[s].path) == baseName(changes[a].path) {
-				best = s
-			}
-		}
-		if best < 0 {
-			left = append(left, a)
+// exactSource is git's find_identical_files: among the sources of the
+// destination's blob (of the same mode, unless both are regular files),
+// one not taken yet scores a point and one of the same file name another;
+// the first of the best wins. Without copies a taken source is no
+// candidate. It returns -1 when no source has the blob.
+func exactSource(srcs []renameSrc, d renameDst, copies bool) int {
+	best, bestScore, tries := -1, -1, 100
+	for j, s := range srcs {
+		if s.from.hash != d.to.hash {
 			continue
 		}
-		if used != nil {
-			used[best] = true
-		}
-		pair(a, best)
-	}
-	return left
-}
-
-// matchSimilar scores every addition against every source and pairs the
-// best first, as git's diffcore-rename does. Exclusive means a source is
-// used once (renames); copies may reuse sources.
-func (r *Repo) matchSimilar(changes []change, added, sources []int, pair func(a, s, score int), exclusive bool) []int {
-	if len(added) == 0 || len(sources) == 0 || len(added)*len(sources) > r.opts.RenameLimit*r.opts.RenameLimit {
-		return added
-	}
-	type cand struct{ a, s, score int }
-	var cands []cand
-	sigs := map[plumbing.Hash]*signature{}
-	sig := func(h plumbing.Hash) *signature {
-		if s, ok := sigs[h]; ok {
-			return s
-		}
-		var s *signature
-		if data, err := r.blob(h, r.opts.MaxFileBytes); err == nil && data != nil {
-			s = newSignature(data)
-		}
-		sigs[h] = s
-		return s
-	}
-	for _, a := range added {
-		sa := sig(changes[a].to.hash)
-		if sa == nil {
+		if (!isRegular(s.from.mode) || !isRegular(d.to.mode)) && s.from.mode != d.to.mode {
 			continue
 		}
-		for _, s := range sources {
-			ss := sig(changes[s].from.hash)
-			if ss == nil {
-				continue
-			}
-			if score := similarity(ss, sa); score >= minScore {
-				cands = append(cands, cand{a, s, score})
-			}
-		}
-	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
-	doneA, doneS := map[int]bool{}, map[int]bool{}
-	for _, c := range cands {
-		if doneA[c.a] || (exclusive && doneS[c.s]) {
+		if s.used > 0 && !copies {
 			continue
 		}
-		doneA[c.a], doneS[c.s] = true, true
-		pair(c.a, c.s, c.score)
-	}
-	var left []int
-	for _, a := range added {
-		if !doneA[a] {
-			left = append(left, a)
+		score := b2i(s.used == 0) + b2i(basenameSame(s.path, d.path))
+		if score > bestScore {
+			best, bestScore = j, score
+			if score == 2 {
+				break
+			}
+		}
+		if tries--; tries == 0 {
+			break
 		}
 	}
-	return left
+	return best
 }
 
-func baseName(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return p[i+1:]
+// followSource is the path git log --follow continues with when it meets
+// the destination's creation: git's rename detection for that one file
+// (diff_opts.single_follow), which looks for copies as well, renames
+// first: an exact match (a deleted file first, then one of the same
+// name), else the destination's four most similar sources, the first
+// deleted one, else the first. git also takes files the commit did not
+// change as sources (--find-copies-harder); only the commit's deleted
+// and modified files are sources here (docs/exactness.md). Without
+// inexact (too many pairs in the commit), only exact matches count.
+func (rn *renamer) followSource(srcs []renameSrc, d renameDst, inexact bool) string {
+	if j := exactSource(srcs, d, true); j >= 0 {
+		return srcs[j].path
+	}
+	if !inexact {
+		return ""
+	}
+	m := make([]renameCand, candsPerDst)
+	for i := range m {
+		m[i].dst = -1
+	}
+	for j, s := range srcs {
+		recordIfBetter(m, renameCand{dst: 0, src: j, score: rn.estimate(s.from, d.to), name: basenameSame(s.path, d.path)})
+	}
+	slices.SortStableFunc(m, compareCands)
+	for _, copies := range []bool{false, true} {
+		for _, c := range m {
+			if c.dst < 0 || c.score < minScore {
+				break
+			}
+			if copies || srcs[c.src].used == 0 {
+				return srcs[c.src].path
+			}
 		}
 	}
-	return p
+	return ""
 }
 
-// signature is git's diffcore-delta fingerprint: content cut into lines
-// (and 64-byte pieces of long lines), each hashed and counted by bytes.
-type signature struct {
-	size   int
-	chunks map[uint64]int
+// compareCands is git's score_compare: unused cells last, then by score,
+// then a same-name pair first.
+func compareCands(a, b renameCand) int {
+	switch {
+	case a.dst < 0:
+		return b2i(b.dst >= 0)
+	case b.dst < 0:
+		return -1
+	case a.score == b.score:
+		return b2i(b.name) - b2i(a.name)
+	}
+	return b.score - a.score
 }
 
-var seed = maphash.MakeSeed()
-
-func newSignature(data []byte) *signature {
-	s := &signature{size: len(data), chunks: map[uint64]int{}}
-	start := 0
-	for i := 0; i < len(data); i++ {
-		if data[i] == '\n' || i-start+1 == 64 {
-			s.chunks[maphash.Bytes(seed, data[start:i+1])] += i + 1 - start
-			start = i + 1
+// recordIfBetter is git's record_if_better: the candidate replaces the
+// worst of a destination's cells if it is better.
+func recordIfBetter(m []renameCand, o renameCand) {
+	worst := 0
+	for i := 1; i < len(m); i++ {
+		if compareCands(m[i], m[worst]) > 0 {
+			worst = i
 		}
 	}
-	if start < len(data) {
-		s.chunks[maphash.Bytes(seed, data[start:])] += len(data) - start
+	if compareCands(m[worst], o) > 0 {
+		m[worst] = o
 	}
-	return s
-}
-
-// similarity is the percentage of the larger file's bytes found in both.
-func similarity(src, dst *signature) int {
-	big := max(src.size, dst.size)
-	if big == 0 {
-		return 100
-	}
-	small := min(src.size, dst.size)
-	if small*100 < big*minScore {
-		return 0 // too different in size to reach the threshold
-	}
-	copied := 0
-	for h, n := range dst.chunks {
-		copied += min(n, src.chunks[h])
-	}
-	return copied * 100 / big
 }

@@ -74,7 +74,7 @@ type Repo struct {
 	shallow map[plumbing.Hash]bool
 	trees   *genCache[plumbing.Hash, *tree]
 	blobs   *genCache[plumbing.Hash, []byte]
-	langs   map[string]string
+	langs   map[langKey]string
 	packs   *packReader // nil: read every object through go-git
 	bare    bool        // a bare repository (no work tree)
 }
@@ -121,7 +121,7 @@ func Open(path string, opts Options) (*Repo, error) {
 		root = wt.Filesystem.Root()
 	}
 	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(int(opts.CacheBytes / 4)),
-		blobs: newByteCache(int(opts.CacheBytes / 4)), langs: map[string]string{},
+		blobs: newByteCache(int(opts.CacheBytes / 4)), langs: map[langKey]string{},
 		bare: errors.Is(wtErr, git.ErrIsBareRepository)}
 	if r.packs, err = openPacks(objectsDir(fsStore.Filesystem().Root()), int(opts.CacheBytes/4)); err != nil {
 		return nil, fmt.Errorf("open packs of %s: %w", path, err)

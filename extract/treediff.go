@@ -26,6 +26,8 @@ type change struct {
 	from, to      side
 	status        model.ChangeStatus
 	similarity    int
+	// follow is the path git log --follow continues with (FileChange.Follow).
+	follow string
 }
 
 func (r *Repo) tree(h plumbing.Hash) (*tree, error) {
@@ -75,12 +77,33 @@ func parseTree(raw []byte) (*tree, error) {
 			}
 			mode = mode<<3 | uint32(c-'0')
 		}
-		e := treeEntry{Name: s[sp+1 : nul], Mode: filemode.FileMode(mode)}
+		e := treeEntry{Name: s[sp+1 : nul], Mode: canonMode(filemode.FileMode(mode))}
 		copy(e.Hash[:], s[nul+1:nul+21])
 		t.Entries = append(t.Entries, e)
 		s = s[nul+21:]
 	}
 	return t, nil
+}
+
+// canonMode is git's canon_mode: a regular file is 100644 or 100755 by its
+// owner's execute bit, whatever other bits an old tree recorded (git's
+// first trees hold 100664), so that git and gitmemory see the same mode
+// changes.
+func canonMode(m filemode.FileMode) filemode.FileMode {
+	switch m & 0o170000 {
+	case 0o100000:
+		if m&0o100 != 0 {
+			return filemode.Executable
+		}
+		return filemode.Regular
+	case 0o120000:
+		return filemode.Symlink
+	case 0o040000:
+		return filemode.Dir
+	case 0o160000:
+		return filemode.Submodule
+	}
+	return m
 }
 
 // diffTrees appends the file changes between two trees (nil for empty).

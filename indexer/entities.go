@@ -1,8 +1,10 @@
 package indexer
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -309,10 +311,46 @@ func (s *Syncer) finishEntities(job *entityJob) {
 			ce.changes[j].Signature, found = s.scanner.Redact(ce.changes[j].Signature)
 			o.commit.Redactions += len(found)
 		}
-		o.commit.Entities = ce.changes
+		o.commit.Entities = canonicalEntities(ce.changes)
 		s.rel.commit(o.commit, facts)
 	}
 	s.prepare(batch)
+}
+
+// canonicalEntities puts a commit's entity changes in the form the store
+// holds and reads back: one change per entity key, ordered by path, start
+// line and key. Two definitions of one qualified name in a file (Rust impl
+// blocks, C preprocessor branches, overloads) are one entity: their
+// changes merge into the first's lines and signature, with "modifies"
+// when their actions differ and the first replacement named. So the graph
+// edges and vector documents written from the commit in memory are the
+// ones a replay from SQLite writes.
+func canonicalEntities(chs []model.EntityChange) []model.EntityChange {
+	if len(chs) == 0 {
+		return nil
+	}
+	out := slices.Clone(chs)
+	slices.SortStableFunc(out, func(a, b model.EntityChange) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine), cmp.Compare(a.Key(), b.Key()))
+	})
+	at := make(map[string]int, len(out))
+	merged := out[:0]
+	for _, c := range out {
+		i, ok := at[c.Key()]
+		if !ok {
+			at[c.Key()] = len(merged)
+			merged = append(merged, c)
+			continue
+		}
+		m := &merged[i]
+		if m.Action != c.Action {
+			m.Action = model.EntityModified
+		}
+		if m.Replaces == "" {
+			m.Replaces = c.Replaces
+		}
+	}
+	return merged
 }
 
 // prepare computes the batch's writes (compressed blobs, keyword rows) on

@@ -25,10 +25,13 @@ type goTypes struct {
 	ifaces map[string]*sym    // by key
 }
 
+// goType is a struct type of a directory. Build-tagged files can define
+// one type, or one method, more than once (a renderer per platform); each
+// definition is kept by its entity key, so that what a type has does not
+// depend on the order its definitions were met or read from the store.
 type goType struct {
-	sym     *sym                          // the struct; nil while only methods are known
-	methods map[string]entity.MethodShape // by name
-	keys    map[string]string             // method name → its entity key
+	syms    map[string]*sym                          // the structs by key; empty while only methods are known
+	methods map[string]map[string]entity.MethodShape // by name, then by the method's entity key
 }
 
 func typeKey(dir, name string) string { return dir + "\x00" + name }
@@ -36,7 +39,7 @@ func typeKey(dir, name string) string { return dir + "\x00" + name }
 func (g *goTypes) typ(k string) *goType {
 	t := g.types[k]
 	if t == nil {
-		t = &goType{methods: map[string]entity.MethodShape{}, keys: map[string]string{}}
+		t = &goType{syms: map[string]*sym{}, methods: map[string]map[string]entity.MethodShape{}}
 		g.types[k] = t
 	}
 	return t
@@ -45,11 +48,14 @@ func (g *goTypes) typ(k string) *goType {
 func (g *goTypes) add(s *sym) {
 	switch s.kind {
 	case "struct":
-		g.typ(typeKey(s.dir, s.name)).sym = s
+		g.typ(typeKey(s.dir, s.name)).syms[s.key] = s
 	case "method":
 		if m, ok := entity.GoMethodShape(s.sig); ok {
 			t := g.typ(typeKey(s.dir, s.class))
-			t.methods[s.name], t.keys[s.name] = m, s.key
+			if t.methods[s.name] == nil {
+				t.methods[s.name] = map[string]entity.MethodShape{}
+			}
+			t.methods[s.name][s.key] = m
 		}
 	case "interface":
 		g.ifaces[s.key] = s
@@ -59,17 +65,30 @@ func (g *goTypes) add(s *sym) {
 func (g *goTypes) remove(s *sym) {
 	switch s.kind {
 	case "struct":
-		if t := g.types[typeKey(s.dir, s.name)]; t != nil && t.sym == s {
-			t.sym = nil
+		if t := g.types[typeKey(s.dir, s.name)]; t != nil && t.syms[s.key] == s {
+			delete(t.syms, s.key)
 		}
 	case "method":
-		if t := g.types[typeKey(s.dir, s.class)]; t != nil && t.keys[s.name] == s.key {
-			delete(t.methods, s.name)
-			delete(t.keys, s.name)
+		if t := g.types[typeKey(s.dir, s.class)]; t != nil {
+			delete(t.methods[s.name], s.key)
+			if len(t.methods[s.name]) == 0 {
+				delete(t.methods, s.name)
+			}
 		}
 	case "interface":
 		delete(g.ifaces, s.key)
 	}
+}
+
+// has reports whether one of the type's definitions of a method has the
+// shape m.
+func (t *goType) has(m entity.MethodShape) bool {
+	for _, shape := range t.methods[m.Name] {
+		if shape == m {
+			return true
+		}
+	}
+	return false
 }
 
 // goTypesLoaded returns the Go types, built at first use from the live
@@ -88,10 +107,8 @@ func (r *relater) goTypesLoaded() *goTypes {
 			}
 			for _, e := range es {
 				// A name this sync read or changed is known here already.
-				if !r.named[e.Name] && r.syms[e.Key] == nil {
-					s := newSym(e.Key, e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature)
-					r.syms[s.key] = s
-					r.byName[s.name] = append(r.byName[s.name], s)
+				if !r.named[e.Name] && r.syms[e.Key] == nil && r.storedLive(e.Path) {
+					r.addSym(newSym(e.Key, e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature))
 				}
 			}
 		}
@@ -145,14 +162,12 @@ func (r *relater) goImplements(changes []model.EntityChange, byPath map[string]*
 	}
 	for key := range changedIfaces {
 		for _, t := range g.types {
-			if t.sym != nil {
-				r.implements(t, key, required(key))
-			}
+			r.implements(t, key, required(key))
 		}
 	}
 	for k := range changedTypes {
 		t := g.types[k]
-		if t == nil || t.sym == nil {
+		if t == nil || len(t.syms) == 0 {
 			continue
 		}
 		for key := range g.ifaces {
@@ -168,17 +183,20 @@ func dirOf(p string) string {
 	return "."
 }
 
-// implements records whether type t implements the interface with key,
-// which requires methods (none: it is not matched).
+// implements records whether type t (each of its struct definitions)
+// implements the interface with key, which requires methods (none: it is
+// not matched).
 func (r *relater) implements(t *goType, key string, methods []entity.MethodShape) {
 	ok := len(methods) > 0 && r.gt.ifaces[key] != nil
 	for _, m := range methods {
-		if t.methods[m.Name] != m {
+		if !t.has(m) {
 			ok = false
 			break
 		}
 	}
-	r.add(EntityNode(t.sym.key), relKey{model.Implements, EntityNode(key)}, byScope, !ok)
+	for _, s := range t.syms {
+		r.add(EntityNode(s.key), relKey{model.Implements, EntityNode(key)}, byScope, !ok)
+	}
 }
 
 // requirements records what a Go interface requires: REQUIRES rows for

@@ -316,8 +316,9 @@ func (r *relater) bases(cls *sym) []*sym {
 		if k.kind != model.Extends && k.kind != model.Implements {
 			continue
 		}
-		if b := r.syms[strings.TrimPrefix(k.to, entityNode)]; b != nil {
-			out = append(out, b)
+		// live reads the base from the store if this sync has not met it.
+		if key := strings.TrimPrefix(k.to, entityNode); r.live(key) {
+			out = append(out, r.syms[key])
 		}
 	}
 	slices.SortFunc(out, func(a, b *sym) int { return strings.Compare(a.key, b.key) })

@@ -31,10 +31,24 @@ import (
 // that no tracked branch's head holds, and reads again the imports of
 // those whose last version it read is not the default branch head's (a
 // merge that kept the mainline's version of a file a branch changed: the
-// combined diff does not show it).
+// combined diff does not show it). A sync killed before this point stored
+// commits the next sync does not see again: the files those made live are
+// checked too (store.SinceRelate), so that a resumed sync ends as an
+// uninterrupted one.
 func (s *Syncer) reconcile(ctx context.Context, root string, branches []BranchResult) error {
+	if s.opts.ExtractOnly || len(branches) == 0 || branches[0].Head == "" {
+		return nil
+	}
+	earlier, merged, err := s.st.SinceRelate(ctx)
+	if err != nil {
+		return fmt.Errorf("code relationships: %w", err)
+	}
 	r := s.rel
-	if r == nil || r.err != nil || !r.merged || len(branches) == 0 || branches[0].Head == "" {
+	if r == nil && merged { // nothing left to store: the killed sync stored it all
+		r = newRelater(ctx, s.st, s.path)
+		s.rel = r
+	}
+	if r == nil || r.err != nil || !r.merged && !merged {
 		return nil
 	}
 	var candidates []string
@@ -42,6 +56,14 @@ func (s *Syncer) reconcile(ctx context.Context, root string, branches []BranchRe
 		if r.files[p] == 1 {
 			candidates = append(candidates, p)
 		}
+	}
+	for _, p := range earlier {
+		if !r.touched[p] && r.isLive(p) {
+			candidates = append(candidates, p)
+		}
+	}
+	if r.err != nil {
+		return fmt.Errorf("code relationships: %w", r.err)
 	}
 	if len(candidates) == 0 {
 		return nil

@@ -34,6 +34,7 @@ type relater struct {
 	named  map[string]bool   // names read from the store
 	byPath map[string][]*sym // live entities by path (of the paths read, for a store with history)
 	pathed map[string]bool   // paths whose entities were read from the store
+	stored map[string]bool   // whether a path is live at the store's newest version (storedLive)
 
 	// files are the paths known, live (1), gone (-1) or, for a store
 	// with history, not yet looked up (0); byBase and byLowerBase index
@@ -90,7 +91,7 @@ type before struct {
 
 func newRelater(ctx context.Context, st *store.Store, root string) *relater {
 	r := &relater{ctx: ctx, st: st, syms: map[string]*sym{}, byName: map[string][]*sym{}, named: map[string]bool{},
-		byPath: map[string][]*sym{}, pathed: map[string]bool{},
+		byPath: map[string][]*sym{}, pathed: map[string]bool{}, stored: map[string]bool{},
 		files: map[string]int8{}, byBase: map[string][]string{}, byLowerBase: map[string][]string{}, goPkgs: map[string]string{},
 		seen: map[string]seenVersion{},
 		out:  map[string]map[relKey]float64{}, loaded: map[string]bool{}, in: map[string]map[string]bool{}}
@@ -274,10 +275,30 @@ func (r *relater) loadName(name string) {
 		return
 	}
 	for _, e := range es {
-		if r.syms[e.Key] == nil {
+		if r.syms[e.Key] == nil && r.storedLive(e.Path) {
 			r.addSym(newSym(e.Key, e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature))
 		}
 	}
+}
+
+// storedLive reports whether a path the store's live entities name exists
+// at the store's newest version. An entity whose file an earlier sync saw
+// renamed to a path the entity stage does not read (vanished) has no
+// change that deletes it, but that sync removed it, as a sync of the
+// whole history does: a later one must not revive it. The store's view,
+// not this sync's: vanished reads the entities of a file this sync has
+// just renamed away, which the store does not know yet.
+func (r *relater) storedLive(p string) bool {
+	live, ok := r.stored[p]
+	if !ok {
+		var err error
+		if live, err = r.st.PathLive(r.ctx, p); err != nil {
+			r.err = err
+			return false
+		}
+		r.stored[p] = live
+	}
+	return live
 }
 
 // vanished drops the imports of the files a commit deleted or renamed

@@ -407,3 +407,144 @@ func TestRelationshipsOfFilesMergedAway(t *testing.T) {
 		t.Errorf("relationships from a bare clone %q, want none", got)
 	}
 }
+
+// TestGoImplementsWithBuildTaggedMethods: two build-tagged files define
+// the same methods for one type (a renderer per platform). Deleting one
+// leaves the other's: the type still implements the interface, whichever
+// definition was met last.
+func TestGoImplementsWithBuildTaggedMethods(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("go.mod", "module example.com/m\n")
+	repo.Write("tui/tui.go", "package tui\n\ntype Renderer interface {\n\tInit()\n\tClose() int\n}\n\ntype Full struct{ n int }\n")
+	method := func(tag string) string {
+		return "//go:build " + tag + "\n\npackage tui\n\nfunc (r *Full) Init() {}\n\nfunc (r *Full) Close() int { return r.n }\n"
+	}
+	repo.Write("tui/tcell.go", method("tcell"))
+	repo.Commit("tcell renderer")
+	repo.Write("tui/ncurses.go", method("ncurses"))
+	repo.Commit("ncurses renderer")
+	repo.Git("rm", "-q", "tui/ncurses.go")
+	repo.Commit("delete the ncurses renderer")
+	st := openStore(t)
+	g := openGraph(t)
+	sync(t, repo.Dir, st, Options{Graph: g})
+	want := "IMPLEMENTS tui/tui.go#tui.Full -> tui/tui.go#tui.Renderer"
+	if got := current(t, st); !slices.Contains(got, want) {
+		t.Errorf("relationships after the delete: %q, want %q among them", got, want)
+	}
+	checkGraphMatches(t, st, g)
+}
+
+// TestGraphOfAnInterruptedSync: a sync that died between storing a commit
+// and writing its edges leaves it for the next sync to replay. The replay
+// comes before the next commits' edges: a relationship the old commit
+// added and a new one removed is not in the graph.
+func TestGraphOfAnInterruptedSync(t *testing.T) {
+	f := relFixtures[0]
+	repo := gittest.New(t)
+	for p, text := range f.files {
+		repo.Write(p, text)
+	}
+	repo.Write(f.main, f.withLocal())
+	repo.Commit("add " + f.lang)
+	st := openStore(t)
+	g := openGraph(t)
+	sync(t, repo.Dir, st, Options{Graph: g})
+	if _, err := st.DB.Exec(`UPDATE commits SET graphed = 0`); err != nil {
+		t.Fatal(err)
+	}
+	repo.Write(f.main, f.after)
+	repo.Commit("drop local")
+	sync(t, repo.Dir, st, Options{Graph: g})
+	if got := current(t, st); slices.Contains(got, f.gone) {
+		t.Fatalf("store still holds %q", f.gone)
+	}
+	checkGraphMatches(t, st, g)
+}
+
+// TestMergedAwayAfterAnInterruptedSync: a sync killed after storing the
+// commits of TestRelationshipsOfFilesMergedAway but before its end's check
+// of the head leaves the check to the next sync, which has no commit left
+// to store: it still removes the relationships of the file merged away.
+func TestMergedAwayAfterAnInterruptedSync(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("a.c", "int helper(void);\n\nint run(void)\n{\n\treturn helper();\n}\n")
+	repo.Write("b.c", "#include <stdio.h>\n\nint helper(void)\n{\n\treturn puts(\"x\");\n}\n")
+	repo.Commit("add")
+	repo.Git("checkout", "-q", "-b", "topic")
+	repo.Git("checkout", "-q", "main")
+	repo.Write("a.c", "int run(void)\n{\n\treturn 0;\n}\n")
+	repo.Git("rm", "-q", "b.c")
+	repo.Commit("drop b")
+	repo.Git("checkout", "-q", "topic")
+	repo.Write("b.c", "#include <stdlib.h>\n\nint other(void)\n{\n\treturn 1;\n}\n\nint helper(void)\n{\n\treturn other();\n}\n")
+	repo.Commit("change b")
+	repo.Git("checkout", "-q", "main")
+	repo.TryGit("merge", "-q", "--no-ff", "topic", "-m", "merge topic")
+	repo.Git("rm", "-q", "b.c")
+	head := repo.Commit("merge topic")
+	st := openStore(t)
+	sync(t, repo.Dir, st, Options{})
+	// What the kill loses: the check's removals (recorded at the head, a
+	// merge with no relationships of its own), and what the sync's end
+	// records after it: the relationships pass and the sync state.
+	if _, err := st.DB.Exec(`DELETE FROM code_relations WHERE commit_id = (SELECT id FROM commits WHERE hash = ?);
+		UPDATE relations_state SET last_commit = 0, stale = 1; DELETE FROM sync_state`, head); err != nil {
+		t.Fatal(err)
+	}
+	if got := current(t, st); len(got) == 0 {
+		t.Fatal("the simulated kill left no relationship to remove")
+	}
+	sync(t, repo.Dir, st, Options{})
+	if got := current(t, st); len(got) != 0 {
+		t.Errorf("relationships %q, want none: b.c is gone", got)
+	}
+}
+
+// TestInheritedCallsInALaterSync: a later sync resolves self.fail() in a
+// subclass's changed method through its base class, which it has not read
+// from the store yet, as a sync of the whole history does.
+func TestInheritedCallsInALaterSync(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Write("types.py", "class Base:\n    def fail(self):\n        return 1\n\n\nclass Sub(Base):\n    def convert(self):\n        return self.fail()\n")
+	repo.Commit("add")
+	st := openStore(t)
+	sync(t, repo.Dir, st, Options{})
+	repo.Write("types.py", "class Base:\n    def fail(self):\n        return 1\n\n\nclass Sub(Base):\n    def convert(self):\n        return self.fail() + 1\n")
+	repo.Commit("change convert")
+	sync(t, repo.Dir, st, Options{})
+	whole := openStore(t)
+	sync(t, repo.Dir, whole, Options{})
+	want := "CALLS types.py#Sub.convert -> types.py#Base.fail"
+	if got := current(t, whole); !slices.Contains(got, want) {
+		t.Fatalf("one sync: %q, want %q among them", got, want)
+	}
+	if got, all := current(t, st), current(t, whole); !slices.Equal(got, all) {
+		t.Errorf("two syncs: %q\none sync: %q", got, all)
+	}
+}
+
+// TestVanishedEntitiesStayGone: the entities of a file renamed to a path
+// the entity stage does not read went with it (TestRelationshipsOfVanishedFiles);
+// a later sync does not resolve a call to them, as a sync of the whole
+// history does not.
+func TestVanishedEntitiesStayGone(t *testing.T) {
+	repo := gittest.New(t)
+	body := "int other(void);\n\nint helper(void)\n{\n\treturn other();\n}\n\nint other(void)\n{\n\treturn 1;\n}\n"
+	repo.Write("a.c", "int helper(void);\n\nint run(void)\n{\n\treturn 0;\n}\n")
+	repo.Write("b.c", body)
+	repo.Commit("add")
+	repo.Write("vendor/b.c", body)
+	repo.Git("rm", "-q", "b.c")
+	repo.Commit("vendor b")
+	st := openStore(t)
+	sync(t, repo.Dir, st, Options{})
+	repo.Write("a.c", "int helper(void);\n\nint run(void)\n{\n\treturn helper();\n}\n")
+	repo.Commit("call helper")
+	sync(t, repo.Dir, st, Options{})
+	whole := openStore(t)
+	sync(t, repo.Dir, whole, Options{})
+	if got, all := current(t, st), current(t, whole); !slices.Equal(got, all) || len(all) != 0 {
+		t.Errorf("two syncs: %q\none sync: %q; want none", got, all)
+	}
+}

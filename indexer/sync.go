@@ -88,6 +88,12 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	if err := s.checkVectors(ctx); err != nil {
 		return nil, err
 	}
+	// Commits an interrupted sync stored but did not graph come first: a
+	// relationship edge is added and removed by commits in order, so an
+	// old commit's replay after newer ones would undo their changes.
+	if err := s.syncGraph(ctx); err != nil {
+		return nil, fmt.Errorf("graph: %w", err)
+	}
 	untracked, err := s.untracked(ctx, branches)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/indexer"
@@ -103,6 +104,9 @@ func (h *Home) syncStores(ctx context.Context, st *store.Store, opts SyncOptions
 	}
 	if os.Getenv("GITMEMORY_ENTITY_CHECK") != "" {
 		io.CheckEntities = true // the incremental entity parse against whole parses
+	}
+	if n, err := strconv.Atoi(os.Getenv("GITMEMORY_BATCH_SIZE")); err == nil && n > 0 {
+		io.BatchSize = n // small batches for the crash checks (internal/crashcheck)
 	}
 	if opts.Tune != nil {
 		opts.Tune(&io)

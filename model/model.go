@@ -59,8 +59,14 @@ type FileChange struct {
 	OldBlob    string       `json:"old_blob,omitempty"`
 	NewBlob    string       `json:"new_blob,omitempty"`
 	// Similarity is the rename or copy score in percent (0 otherwise).
-	Similarity int    `json:"similarity,omitempty"`
-	Hunks      []Hunk `json:"hunks,omitempty"`
+	Similarity int `json:"similarity,omitempty"`
+	// Follow is, for a file the commit created (added, renamed or copied
+	// here), the path git log --follow goes on with from this commit: the
+	// source git's rename and copy detection for this one file pairs it
+	// with, or "". It mostly equals OldPath; it differs where the commit's
+	// other files compete for a source (see extract's followSource).
+	Follow string `json:"follow,omitempty"`
+	Hunks  []Hunk `json:"hunks,omitempty"`
 }
 
 // IssueAction is what a commit does to an issue it mentions.

@@ -3,9 +3,11 @@ package model
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // NormalizePath returns the canonical repository-relative form of p, the
@@ -110,3 +112,94 @@ func PathsFingerprint(paths []string) string {
 	sum := sha256.Sum256([]byte(strings.Join(norm, "\x00")))
 	return PathsFingerprintPrefix + hex.EncodeToString(sum[:8])
 }
+
+// QuotePath returns p as git quotes a path it prints (core.quotePath): p
+// itself when it is valid UTF-8 without control characters, double quotes
+// or backslashes, else in double quotes with C escapes (\t, \n, \", \\)
+// and every other control byte and every byte from 0x80 in octal
+// ("caf\351.txt"). The quoted form is ASCII, so a file name that is not
+// UTF-8 can travel through JSON and the API; UnquotePath gives the bytes
+// back.
+func QuotePath(p string) string {
+	plain := utf8.ValidString(p)
+	for i := 0; plain && i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c == 0x7f || c == '"' || c == '\\' {
+			plain = false
+		}
+	}
+	if plain {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, `\%03o`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// UnquotePath undoes QuotePath, and reads any path git printed quoted
+// ("\"caf\\303\\251.txt\""): a string in double quotes with C escapes is
+// replaced by the bytes it stands for. Anything else is returned as it is.
+func UnquotePath(s string) string {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return s
+	}
+	var b []byte
+	in := s[1 : len(s)-1]
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if c == '"' {
+			return s // an unescaped quote inside: not a quoted path
+		}
+		if c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		if i++; i == len(in) {
+			return s
+		}
+		switch e := in[i]; e {
+		case 'a':
+			b = append(b, '\a')
+		case 'b':
+			b = append(b, '\b')
+		case 't':
+			b = append(b, '\t')
+		case 'n':
+			b = append(b, '\n')
+		case 'v':
+			b = append(b, '\v')
+		case 'f':
+			b = append(b, '\f')
+		case 'r':
+			b = append(b, '\r')
+		case '"', '\\':
+			b = append(b, e)
+		case '0', '1', '2', '3':
+			if i+2 >= len(in) || !isOctal(in[i+1]) || !isOctal(in[i+2]) {
+				return s
+			}
+			b = append(b, (e-'0')<<6|(in[i+1]-'0')<<3|(in[i+2]-'0'))
+			i += 2
+		default:
+			return s
+		}
+	}
+	return string(b)
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }

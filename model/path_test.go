@@ -127,3 +127,31 @@ func FuzzNormalizePath(f *testing.F) {
 		}
 	})
 }
+
+func TestQuotePathRoundTrips(t *testing.T) {
+	cases := []struct{ in, quoted string }{
+		{"src/main.go", "src/main.go"},
+		{"café.txt", "café.txt"}, // valid UTF-8 stays as it is
+		{"caf\xe9.txt", `"caf\351.txt"`},
+		{"a\tb\nc", `"a\tb\nc"`},
+		{`say "hi"\now`, `"say \"hi\"\\now"`},
+		{"\x01\x7f\xff", `"\001\177\377"`},
+	}
+	for _, c := range cases {
+		if got := QuotePath(c.in); got != c.quoted {
+			t.Errorf("QuotePath(%q) = %q, want %q", c.in, got, c.quoted)
+		}
+		if got := UnquotePath(QuotePath(c.in)); got != c.in {
+			t.Errorf("UnquotePath(QuotePath(%q)) = %q", c.in, got)
+		}
+	}
+	// git's own quoting (core.quotePath) of a UTF-8 name is read back too.
+	if got := UnquotePath(`"caf\303\251.txt"`); got != "café.txt" {
+		t.Errorf("git-quoted UTF-8: %q", got)
+	}
+	for _, s := range []string{`"`, `"unterminated\"`, `"bad \q escape"`, `"a"b"`, `plain"`, `"\9"`} {
+		if got := UnquotePath(s); got != s {
+			t.Errorf("UnquotePath(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

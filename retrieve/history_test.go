@@ -122,50 +122,53 @@ func TestHistoryMatchesGit(t *testing.T) {
 	}
 }
 
-// TestHistoryByKeysAsWholeQuery: the lookup_keys shortcut answers as the
-// whole query, for files and directories, with and without merges, at
-// limits that cut through runs of merges.
-func TestHistoryByKeysAsWholeQuery(t *testing.T) {
-	g := gittest.Generate(t, 400, 11)
+// TestHistoryMatchesGitOnGenerated compares every file's history with git
+// log --follow --no-merges, and every directory's with git log
+// --full-history --no-merges (history does not simplify merges away), on
+// a generated history with renames, merges, and commits sharing a second
+// with the renames, at limits that cut the lists short.
+func TestHistoryMatchesGitOnGenerated(t *testing.T) {
+	g := gittest.GenerateWith(t, 300, 11, gittest.GenerateOptions{SameSecond: true, DirMoves: true})
 	st := indexRepo(t, g)
 	ctx := context.Background()
-	paths, err := store.Strings(ctx, st.DB, `SELECT path FROM (SELECT path, count(*) n FROM file_changes GROUP BY path)
-		ORDER BY n DESC, path LIMIT 25`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range slices.Clone(paths) {
+	files := strings.Fields(g.Git("log", "--format=", "--name-only", "--no-renames"))
+	slices.Sort(files)
+	files = slices.Compact(files)
+	var dirs []string
+	for _, p := range files {
 		if i := strings.LastIndexByte(p, '/'); i > 0 {
-			paths = append(paths, p[:i])
+			dirs = append(dirs, p[:i])
 		}
 	}
-	answer := func(q HistoryQuery, byKeys bool) []string {
+	slices.Sort(dirs)
+	dirs = slices.Compact(dirs)
+	compared, renamed := 0, 0
+	check := func(path string, args ...string) {
 		t.Helper()
-		historyByKeys = byKeys
-		defer func() { historyByKeys = true }()
-		cs, err := History(ctx, st, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return commitsOf(cs)
-	}
-	shortcuts := 0
-	for _, p := range paths {
-		for _, limit := range []int{1, 4, 50} {
-			for _, merges := range []bool{false, true} {
-				q := HistoryQuery{Path: p, Limit: limit, Merges: merges}
-				want, got := answer(q, false), answer(q, true)
-				if !slices.Equal(got, want) {
-					t.Fatalf("%+v:\n got %v\nwant %v", q, got, want)
-				}
-				if len(want) > 0 {
-					shortcuts++
-				}
+		want := strings.Fields(g.Git(append([]string{"log", "--no-merges", "--format=%H"}, append(args, "--", path)...)...))
+		for _, limit := range []int{3, 10000} {
+			got, err := History(ctx, st, HistoryQuery{Path: path, Limit: limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want[:min(limit, len(want))]
+			if !slices.Equal(commitsOf(got), w) {
+				t.Errorf("history %s (limit %d):\n got %v\nwant %v", path, limit, commitsOf(got), w)
+			}
+			if limit > 3 && len(got) > 0 && got[len(got)-1].Path != path {
+				renamed++
 			}
 		}
+		compared++
 	}
-	if shortcuts < 100 {
-		t.Errorf("only %d non-empty histories compared", shortcuts)
+	for _, f := range files {
+		check(f, "--follow")
+	}
+	for _, d := range dirs {
+		check(d, "--full-history")
+	}
+	if compared < 50 || renamed < 5 {
+		t.Errorf("compared %d histories, %d through renames: the fixture is too small", compared, renamed)
 	}
 }
 

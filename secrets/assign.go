@@ -130,7 +130,8 @@ func valueAt(line string, j int) (int, int, bool) {
 	if c := strings.Index(line[j:], " #"); c >= 0 {
 		e = j + c
 	}
-	return j, len(strings.TrimRight(line[:e], " \t\r,;")), false
+	// Trimming can reach back before the value when there is none ("= ;").
+	return j, max(j, len(strings.TrimRight(line[:e], " \t\r,;"))), false
 }
 
 // secretWords name a secret wherever they stand in a key; keyWords only

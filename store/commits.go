@@ -73,10 +73,11 @@ var insertSQL = map[string]string{
 		classification, labels, summary)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 	"parent": `INSERT INTO commit_parents VALUES (?,?,?)`,
-	"change": `INSERT INTO file_changes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-	"hunk":   `INSERT INTO hunks VALUES (?,?,?,?,?,?,?)`,
-	"issue":  `INSERT OR IGNORE INTO issue_refs VALUES (?,?,?,?,?,?,?)`,
-	"blob":   `INSERT OR REPLACE INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`,
+	"change": `INSERT INTO file_changes(commit_id, seq, path, old_path, status, language, binary, skipped,
+		insertions, deletions, old_blob, new_blob, similarity, follow) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	"hunk":  `INSERT INTO hunks VALUES (?,?,?,?,?,?,?)`,
+	"issue": `INSERT OR IGNORE INTO issue_refs VALUES (?,?,?,?,?,?,?)`,
+	"blob":  `INSERT OR REPLACE INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`,
 	"entity": `INSERT INTO entities(key, path, qualified, name, kind, language) VALUES (?,?,?,?,?,?)
 		ON CONFLICT(key) DO UPDATE SET key = excluded.key RETURNING id`,
 	"node": `INSERT INTO code_nodes(node) VALUES (?) ON CONFLICT(node) DO UPDATE SET node = excluded.node RETURNING id`,
@@ -232,7 +233,7 @@ func labelsJSON(cl model.Classification) string {
 func (w *Writer) insertChanges(ctx context.Context, id int64, c *model.Commit, p *Prepared) error {
 	for seq, fc := range c.Changes {
 		_, err := w.stmts["change"].ExecContext(ctx, id, seq, fc.Path, fc.OldPath, string(fc.Status), fc.Language,
-			fc.Binary, string(fc.Skipped), fc.Insertions, fc.Deletions, fc.OldBlob, fc.NewBlob, fc.Similarity)
+			fc.Binary, string(fc.Skipped), fc.Insertions, fc.Deletions, fc.OldBlob, fc.NewBlob, fc.Similarity, fc.Follow)
 		if err != nil {
 			return fmt.Errorf("insert change %s of %s: %w", fc.Path, c.Hash, err)
 		}
@@ -449,7 +450,7 @@ func zone(offset int) *time.Location {
 
 func (s *Store) changes(ctx context.Context, id int64, hash string) ([]model.FileChange, error) {
 	rows, err := s.DB.QueryContext(ctx, `SELECT seq, path, old_path, status, language, binary, skipped,
-		insertions, deletions, old_blob, new_blob, similarity FROM file_changes WHERE commit_id = ? ORDER BY seq`, id)
+		insertions, deletions, old_blob, new_blob, similarity, follow FROM file_changes WHERE commit_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -460,7 +461,7 @@ func (s *Store) changes(ctx context.Context, id int64, hash string) ([]model.Fil
 		var seq int
 		var status, skipped string
 		if err := rows.Scan(&seq, &fc.Path, &fc.OldPath, &status, &fc.Language, &fc.Binary, &skipped,
-			&fc.Insertions, &fc.Deletions, &fc.OldBlob, &fc.NewBlob, &fc.Similarity); err != nil {
+			&fc.Insertions, &fc.Deletions, &fc.OldBlob, &fc.NewBlob, &fc.Similarity, &fc.Follow); err != nil {
 			return nil, err
 		}
 		fc.Status, fc.Skipped = model.ChangeStatus(status), model.SkipReason(skipped)

@@ -134,16 +134,16 @@ func (s *Store) FindEntities(ctx context.Context, name, kind string, limit int) 
 	rows, err := s.DB.QueryContext(ctx, `SELECT `+entityCols+` FROM (
 		SELECT e.*, CASE
 			WHEN e.key = ?1 THEN 0
-			WHEN e.qualified = ?1 OR e.qualified LIKE '%.' || ?1 ESCAPE '\' OR e.qualified LIKE '%:' || ?1 ESCAPE '\' THEN 1
+			WHEN e.qualified = ?1 OR e.qualified LIKE '%.' || ?5 ESCAPE '\' OR e.qualified LIKE '%:' || ?5 ESCAPE '\' THEN 1
 			ELSE 2 END AS rank,
 			(SELECT MAX(k.committer_time) FROM entity_changes c JOIN commits k ON k.id = c.commit_id
 				WHERE c.entity_id = e.id AND k.rewritten = 0) AS last
 		FROM entities e
 		WHERE (e.key = ?1 OR e.name = ?2 OR e.qualified = ?1
-			OR e.qualified LIKE '%.' || ?1 ESCAPE '\' OR e.qualified LIKE '%:' || ?1 ESCAPE '\')
+			OR e.qualified LIKE '%.' || ?5 ESCAPE '\' OR e.qualified LIKE '%:' || ?5 ESCAPE '\')
 			AND (?3 = '' OR e.kind = ?3))
 		WHERE last IS NOT NULL
-		ORDER BY rank, last DESC, key LIMIT ?4`, likeEscape(name), lastComponent(name), kind, limit)
+		ORDER BY rank, last DESC, key LIMIT ?4`, name, lastComponent(name), kind, limit, likeEscape(name))
 	if err != nil {
 		return nil, fmt.Errorf("find entity %q: %w", name, err)
 	}

@@ -297,3 +297,20 @@ func (s *Store) AddRelations(ctx context.Context, hash string, rels []model.Rela
 		return err
 	})
 }
+
+// SinceRelate returns the paths that the live commits stored after the
+// last relationships pass (relations_state.last_commit, set at the end of
+// a sync) made live, and whether one of those commits is a merge. A sync
+// killed before its end leaves them to the next, which stores none of
+// them again.
+func (s *Store) SinceRelate(ctx context.Context) (paths []string, merged bool, err error) {
+	const since = `(SELECT last_commit FROM relations_state)`
+	err = s.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commit_parents p JOIN commits c ON c.id = p.commit_id
+		WHERE p.commit_id > `+since+` AND p.idx = 1 AND c.rewritten = 0)`).Scan(&merged)
+	if err != nil || !merged {
+		return nil, merged, err
+	}
+	paths, err = Strings(ctx, s.DB, `SELECT DISTINCT path FROM file_changes WHERE commit_id > `+since+`
+		AND status != ? AND `+notRewritten+` ORDER BY path`, string(model.Deleted))
+	return paths, merged, err
+}

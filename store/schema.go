@@ -382,4 +382,8 @@ CREATE TABLE code_relations (
 CREATE INDEX code_relations_to ON code_relations(to_id, kind);
 CREATE INDEX code_relations_commit ON code_relations(commit_id);
 `,
+	// 10: the path git log --follow goes on with from a file a commit
+	// created (model.FileChange.Follow). Rows stored before it hold "", and
+	// history falls back on a rename's old path for them.
+	`ALTER TABLE file_changes ADD COLUMN follow TEXT NOT NULL DEFAULT ''`,
 }

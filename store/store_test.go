@@ -845,3 +845,47 @@ func TestOpenOddDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A store written by the release whose last migration added the code
+// relationships (version 9) upgrades in place: its rows stay, and the
+// file changes gain the followed path.
+func TestOpenUpgradesTheCodeRelationsSchema(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	all := migrations
+	migrations = all[:9]
+	old, err := Open(ctx, dir)
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.DB.Exec(`INSERT INTO code_nodes(node) VALUES ('fn:a.go#A')`); err != nil {
+		t.Fatalf("version 9 is not the code relationships schema: %v", err)
+	}
+	if n := count(t, old.DB, `SELECT COUNT(*) FROM pragma_table_info('file_changes') WHERE name = 'follow'`); n != 0 {
+		t.Fatalf("version 9 already has file_changes.follow")
+	}
+	old.Close()
+
+	st, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("upgrade: %v", err)
+	}
+	defer st.Close()
+	if v, _ := st.SchemaVersion(ctx); v != len(migrations) || v < 10 {
+		t.Fatalf("SchemaVersion after upgrade = %d, want %d", v, len(migrations))
+	}
+	if n := count(t, st.DB, `SELECT COUNT(*) FROM code_nodes WHERE node = 'fn:a.go#A'`); n != 1 {
+		t.Errorf("code_nodes row lost in the upgrade")
+	}
+	want := fullCommit(hashA)
+	want.Changes[0].Follow = "old/name.go"
+	insertCommit(t, st, want, "main")
+	got, _, err := st.GetCommit(ctx, hashA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Changes[0].Follow != "old/name.go" {
+		t.Errorf("Follow after upgrade = %q, want old/name.go", got.Changes[0].Follow)
+	}
+}

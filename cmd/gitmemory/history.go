@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gitmemory/gitmemory/api"
+	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/retrieve"
 )
 
@@ -28,8 +31,10 @@ git log --follow does) or anything under a directory, newest first, each with
 its change type and one-line summary. Rewritten commits are left out, and so
 are merges unless --merges.
 
-PATH is repository-relative, or a path on disk inside the repository's work
-tree.`,
+PATH is relative to the current directory when that is inside the
+repository's work tree (as in git), else to the repository's root; an
+absolute path inside the work tree works too. The file need not exist any
+more. A file name git prints quoted ("caf\351.txt") may be given so.`,
 		Example: `  gitmemory history internal/auth/token.go
   gitmemory history src/api/ --since 2024-01-01 --limit 20
   gitmemory history README.md --since 90d --format json`,
@@ -43,7 +48,7 @@ tree.`,
 			if err != nil {
 				return err
 			}
-			name, path, err := a.repoPath(c.Context(), repo, args[0])
+			name, path, alt, err := a.repoPath(c.Context(), repo, args[0])
 			if err != nil {
 				return err
 			}
@@ -52,8 +57,17 @@ tree.`,
 				return err
 			}
 			cs, err := svc.History(c.Context(), api.HistoryRequest{Repo: name, Path: path, Since: t, Limit: limit, Merges: merges, Key: key})
+			if err == nil && len(cs) == 0 && alt != "" {
+				cs, err = svc.History(c.Context(), api.HistoryRequest{Repo: name, Path: alt, Since: t, Limit: limit, Merges: merges, Key: key})
+				if len(cs) == 0 {
+					alt = ""
+				}
+			}
 			if err != nil {
 				return err
+			}
+			if alt != "" {
+				path = alt
 			}
 			return a.writeChanges(cs, format, fmt.Sprintf("no indexed commit changed %s", path))
 		},
@@ -90,7 +104,7 @@ their change type and one-line summary; with PATH, only those that changed it
 			if len(args) == 1 {
 				arg = args[0]
 			}
-			name, path, err := a.repoPath(c.Context(), repo, arg)
+			name, path, _, err := a.repoPath(c.Context(), repo, arg)
 			if err != nil {
 				return err
 			}
@@ -113,35 +127,115 @@ their change type and one-line summary; with PATH, only those that changed it
 	return c
 }
 
-// repoPath resolves the repository and makes a path repository-relative:
-// a path that exists on disk inside the repository's work tree is taken
-// from there, anything else is read as repository-relative already.
-func (a *app) repoPath(ctx context.Context, repo repoFlag, path string) (name, rel string, err error) {
+// repoPath resolves the repository and makes a path repository-relative
+// (resolvePath). alt is the path read as repository-relative when that
+// differs (a path typed from a subdirectory as if from the root): history
+// falls back on it when the first reading matches nothing.
+func (a *app) repoPath(ctx context.Context, repo repoFlag, path string) (name, rel, alt string, err error) {
 	h, err := a.home()
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	if name, err = repo.resolve(ctx, h); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	r, err := h.Get(ctx, name)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	if path == "" {
-		return name, "", nil
+		return name, "", "", nil
 	}
-	if _, statErr := os.Stat(path); statErr == nil {
-		if abs, err := filepath.Abs(path); err == nil {
-			if p := relativePaths(r.Path, []string{abs})[0]; p != abs {
-				if p == "." {
-					p = ""
-				}
-				return name, p, nil
-			}
+	cwd, _ := os.Getwd()
+	rel, alt, err = resolvePath(r.Path, cwd, path)
+	return name, rel, alt, err
+}
+
+// resolvePath makes a command-line path repository-relative, as git does:
+// relative to the current directory when that is inside the repository's
+// work tree (history app.rs in crates/core is crates/core/app.rs, whether
+// or not the file still exists), else to the repository's root; an
+// absolute path inside the work tree is made relative to it. "." and ".."
+// resolve lexically ("a/../b" is "b"); a path that climbs above the root is
+// refused. A path git printed quoted ("caf\351.txt" in double quotes) is
+// read back, and the result is quoted for the API when it is not plain
+// UTF-8 (model.QuotePath). alt is the path read from the root instead,
+// when the current directory made a difference.
+func resolvePath(root, cwd, arg string) (rel, alt string, err error) {
+	arg = model.UnquotePath(arg)
+	if filepath.IsAbs(arg) {
+		if r, ok := within(root, filepath.Clean(arg)); ok {
+			return model.QuotePath(r), "", nil
+		}
+		return arg, "", nil // outside the work tree: the service says so
+	}
+	base := ""
+	if r, ok := within(root, cwd); ok {
+		base = r
+	}
+	clean := func(p string) (string, error) {
+		p = path.Clean(filepath.ToSlash(p))
+		if p == ".." || strings.HasPrefix(p, "../") {
+			return "", fmt.Errorf("path %q is outside the repository", arg)
+		}
+		if p == "." {
+			p = ""
+		}
+		return p, nil
+	}
+	if rel, err = clean(path.Join(base, filepath.ToSlash(arg))); err != nil {
+		return "", "", err
+	}
+	if base != "" {
+		if a, err := clean(arg); err == nil && a != rel && a != "" {
+			alt = model.QuotePath(a)
 		}
 	}
-	return name, path, nil
+	return model.QuotePath(rel), alt, nil
+}
+
+// within returns p relative to root when p is root or inside it,
+// comparing both as given and with symbolic links resolved.
+func within(root, p string) (string, bool) {
+	if root == "" || p == "" {
+		return "", false
+	}
+	try := func(root, p string) (string, bool) {
+		r, err := filepath.Rel(root, p)
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return "", false
+		}
+		if r == "." {
+			r = ""
+		}
+		return filepath.ToSlash(r), true
+	}
+	if r, ok := try(root, p); ok {
+		return r, true
+	}
+	rr, err1 := filepath.EvalSymlinks(root)
+	rp, err2 := evalExisting(p)
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	return try(rr, rp)
+}
+
+// evalExisting resolves the symbolic links of p's longest existing
+// prefix (p itself may be a deleted file).
+func evalExisting(p string) (string, error) {
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", fmt.Errorf("no existing prefix")
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // parseSince reads "2024-01-31", an RFC 3339 time, or a duration back

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gitmemory/gitmemory/api"
 	"github.com/gitmemory/gitmemory/memory"
+	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/retrieve"
 )
 
@@ -123,8 +123,11 @@ func (a *app) lookup(ctx context.Context, args []string, f lookupFlags, format s
 	if err != nil {
 		return err
 	}
-	q := retrieve.LookupQuery{Paths: relativePaths(repo.Path, f.paths), Fingerprints: f.fingerprints,
-		Head: f.head, Days: f.days, Limit: f.limit}
+	paths, err := lookupPaths(repo.Path, f.paths)
+	if err != nil {
+		return err
+	}
+	q := retrieve.LookupQuery{Paths: paths, Fingerprints: f.fingerprints, Head: f.head, Days: f.days, Limit: f.limit}
 	if f.staged {
 		staged, err := stagedPaths(ctx, repo)
 		if err != nil {
@@ -155,20 +158,21 @@ func (a *app) lookup(ctx context.Context, args []string, f lookupFlags, format s
 	return nil
 }
 
-// relativePaths makes absolute paths inside the work tree relative to it;
-// other paths are repository-relative already.
-func relativePaths(root string, paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = p
-		if !filepath.IsAbs(p) {
-			continue
+// lookupPaths makes --path arguments repository-relative: an absolute
+// path inside the work tree relative to it, "a/../b" resolved. A relative
+// path is relative to the repository's root wherever the command runs:
+// hooks and bots pass the paths git prints (git diff --name-only), which
+// are.
+func lookupPaths(root string, args []string) ([]string, error) {
+	out := make([]string, len(args))
+	for i, p := range args {
+		rel, _, err := resolvePath(root, "", p)
+		if err != nil {
+			return nil, err
 		}
-		if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			out[i] = filepath.ToSlash(rel)
-		}
+		out[i] = model.UnquotePath(rel)
 	}
-	return out
+	return out, nil
 }
 
 // stagedPaths lists the paths of the change staged in the repository's

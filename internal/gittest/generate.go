@@ -18,8 +18,30 @@ import (
 // and deleted, and every 40th step merges a short topic branch.
 func Generate(t testing.TB, n int, seed uint64) *Repo {
 	t.Helper()
+	return GenerateWith(t, n, seed, GenerateOptions{})
+}
+
+// GenerateOptions add what real histories have and Generate's default
+// history lacks. The zero value is Generate's history, unchanged.
+type GenerateOptions struct {
+	// SameSecond gives runs of commits one committer second, as a rebased
+	// series has, and dates a few commits before their parents (clock
+	// skew), so that only the commit graph orders them.
+	SameSecond bool
+	// DirMoves moves a whole directory now and then (every file under it,
+	// some edited on the way), the way a crate or package is moved.
+	DirMoves bool
+	// RealCode writes Rust, TypeScript, JavaScript, Java and C files in
+	// their own syntax (functions and types an entity parser finds),
+	// instead of one C-like line for all.
+	RealCode bool
+}
+
+// GenerateWith is Generate with options.
+func GenerateWith(t testing.TB, n int, seed uint64, opts GenerateOptions) *Repo {
+	t.Helper()
 	r := New(t)
-	g := &generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), files: map[string][]string{}}
+	g := &generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), files: map[string][]string{}, opts: opts}
 	var stream bytes.Buffer
 	g.w = &stream
 	for g.commits < n {
@@ -47,6 +69,12 @@ type generator struct {
 	head    int // mark of main's head
 	commits int
 	serial  int
+	opts    GenerateOptions
+	// moved counts directory moves, for new directory names.
+	moved int
+	// topicOnly holds the files a topic branch added, until its merge;
+	// with options, main's edits leave them alone.
+	topicOnly map[string]bool
 }
 
 var exts = []string{"go", "py", "js", "ts", "rs", "java", "c", "md"}
@@ -61,6 +89,14 @@ func (g *generator) commit(branch, msg string, ops []string, from, merge int) in
 	g.mark++
 	g.commits++
 	when := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(g.commits) * 37 * time.Minute).Unix()
+	if g.opts.SameSecond {
+		// Runs of up to four commits in one second; every 23rd commit an
+		// hour before its parent.
+		when = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(g.commits/4) * 37 * time.Minute).Unix()
+		if g.commits%23 == 0 {
+			when -= 3600
+		}
+	}
 	fmt.Fprintf(g.w, "commit refs/heads/%s\nmark :%d\n", branch, g.mark)
 	fmt.Fprintf(g.w, "author Dev %d <dev%d@example.com> %d +0100\n", g.commits%7, g.commits%7, when)
 	fmt.Fprintf(g.w, "committer Dev %d <dev%d@example.com> %d +0100\n", g.commits%7, g.commits%7, when)
@@ -85,6 +121,9 @@ func (g *generator) commit(branch, msg string, ops []string, from, merge int) in
 func (g *generator) edits() []string {
 	var ops []string
 	paths := g.paths()
+	if g.opts.DirMoves && len(paths) >= 8 && g.rng.IntN(30) == 0 {
+		return g.moveDir(paths)
+	}
 	switch {
 	case len(paths) < 8 || g.rng.IntN(10) == 0:
 		ops = append(ops, g.add())
@@ -109,9 +148,35 @@ func (g *generator) edits() []string {
 	return ops
 }
 
+// moveDir moves every file of one directory to a new directory, editing
+// some of them in the same commit.
+func (g *generator) moveDir(paths []string) []string {
+	p := paths[g.rng.IntN(len(paths))]
+	dir := p[:strings.LastIndexByte(p, '/')]
+	g.moved++
+	to := fmt.Sprintf("moved%d/%s", g.moved, dir[strings.LastIndexByte(dir, '/')+1:])
+	var ops []string
+	for _, q := range paths {
+		if !strings.HasPrefix(q, dir+"/") || strings.Contains(q[len(dir)+1:], "/") {
+			continue
+		}
+		nq := to + "/" + q[len(dir)+1:]
+		g.files[nq] = g.files[q]
+		delete(g.files, q)
+		ops = append(ops, fmt.Sprintf("R %s %s\n", q, nq))
+		if g.rng.IntN(3) == 0 {
+			ops = append(ops, g.modify(nq))
+		}
+	}
+	return ops
+}
+
 func (g *generator) paths() []string {
 	out := make([]string, 0, len(g.files))
 	for p := range g.files {
+		if g.opts != (GenerateOptions{}) && g.topicOnly[p] {
+			continue
+		}
 		out = append(out, p)
 	}
 	sort.Strings(out)
@@ -158,7 +223,21 @@ func (g *generator) modify(p string) string {
 func (g *generator) line(p string, i int) string {
 	words := []string{"retry", "cache", "parse", "token", "buffer", "config", "index", "query", "lock", "flush"}
 	w1, w2 := words[g.rng.IntN(len(words))], words[g.rng.IntN(len(words))]
-	switch p[strings.LastIndexByte(p, '.')+1:] {
+	ext := p[strings.LastIndexByte(p, '.')+1:]
+	if g.opts.RealCode {
+		n := g.rng.IntN(100)
+		switch ext {
+		case "rs":
+			return fmt.Sprintf("pub fn %s_%d() -> u32 { %s(%d) }", w1, i, w2, n)
+		case "ts":
+			return fmt.Sprintf("export function %s%d(): number { return %s(%d); }", w1, i, w2, n)
+		case "js":
+			return fmt.Sprintf("function %s%d() { return %s(%d); }", w1, i, w2, n)
+		case "java":
+			return fmt.Sprintf("class %s%d { int run() { return %s(%d); } }", strings.ToUpper(w1[:1])+w1[1:], i, w2, n)
+		}
+	}
+	switch ext {
 	case "go":
 		return fmt.Sprintf("func %s%d() { %s(%d) }", w1, i, w2, g.rng.IntN(100))
 	case "py":
@@ -192,8 +271,11 @@ func (g *generator) topic() {
 	branch := fmt.Sprintf("topic%d", g.commits)
 	var topicOps []string
 	tip := base
+	g.topicOnly = map[string]bool{}
+	defer func() { g.topicOnly = nil }()
 	for k := 0; k < 3; k++ {
 		op := g.add()
+		g.topicOnly[op[len("M 100644 inline "):strings.IndexByte(op, '\n')]] = true
 		topicOps = append(topicOps, op)
 		tip = g.commit(branch, fmt.Sprintf("feat: topic work %d", k), []string{op}, tip, 0)
 	}

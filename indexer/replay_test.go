@@ -1,0 +1,133 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gitmemory/gitmemory/graph"
+	xdump "github.com/gitmemory/gitmemory/internal/dump"
+	"github.com/gitmemory/gitmemory/internal/gittest"
+	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/vectors"
+)
+
+// syncInto syncs repo into the data directory dir (meta.db, graph/,
+// vectors/ as a home lays them out) and returns the dump.
+func syncInto(t *testing.T, repo, dir string) string {
+	t.Helper()
+	st := openStoreIn(t, dir)
+	g, err := graph.Open(context.Background(), filepath.Join(dir, "graph"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vectors.Open(filepath.Join(dir, "vectors"), vectors.NewLocal(0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync(t, repo, st, Options{Graph: g, Vectors: v, BatchSize: 32})
+	g.Close()
+	v.Close()
+	return dumpDir(t, dir)
+}
+
+func dumpDir(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	if err := xdump.Dump(context.Background(), dir, &b, xdump.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestGraphIsSQLiteReplayed: the graph edges and vector documents a sync
+// writes from the commits it has in memory are exactly those a replay
+// from SQLite writes (a store whose graph and vectors are dropped and
+// rebuilt), on a history with renames, directory moves and code whose
+// entities share qualified names. Before, a commit that changed two
+// definitions of one name got INTRODUCES and MODIFIES edges to the entity
+// where SQLite kept one change.
+func TestGraphIsSQLiteReplayed(t *testing.T) {
+	g := gittest.GenerateWith(t, 250, 5, gittest.GenerateOptions{SameSecond: true, DirMoves: true, RealCode: true})
+	// Two definitions of one qualified name in one file, one changed, one added.
+	g.Write("dup/out.rs", "struct Out;\nimpl Out { fn new() -> Out { Out } }\n")
+	g.Commit("add out")
+	g.Write("dup/out.rs", "struct Out;\nimpl Out { fn new() -> Out { Out {} } }\n#[cfg(windows)]\nimpl Out { fn new() -> Out { Out } }\n")
+	g.Commit("two news")
+	dir := t.TempDir()
+	want := syncInto(t, g.Dir, dir)
+	st := openStoreIn(t, dir)
+	if _, err := st.DB.Exec(`UPDATE commits SET graphed = 0; DELETE FROM couplings; DELETE FROM verified_by;
+		UPDATE relations_state SET stale = 1, last_commit = 0`); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	replay := t.TempDir()
+	for _, f := range []string{"meta.db", "meta.db-wal", "meta.db-shm"} {
+		copyFile(t, filepath.Join(dir, f), filepath.Join(replay, f))
+	}
+	got := syncInto(t, g.Dir, replay)
+	if got != want {
+		t.Errorf("the replay from SQLite differs from what the sync wrote:\n%s", diffLines(want, got))
+	}
+	for _, s := range []string{"== graph (0 ", "== vectors (none)", "== entity_changes (0 "} {
+		if strings.Contains(want, s) {
+			t.Fatalf("the fixture has %s", s)
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if err == nil {
+		err = os.WriteFile(to, data, 0o600)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func diffLines(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for _, l := range la {
+		if !slices.Contains(lb, l) && len(out) < 10 {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range lb {
+		if !slices.Contains(la, l) && len(out) < 20 {
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestCanonicalEntities: one change per key, in the order the store reads
+// them back, differing actions merged into "modifies".
+func TestCanonicalEntities(t *testing.T) {
+	in := []model.EntityChange{
+		{Path: "b.rs", Qualified: "Out.new", Action: model.EntityModified, StartLine: 9},
+		{Path: "a.rs", Qualified: "f", Action: model.EntityIntroduced, StartLine: 3},
+		{Path: "b.rs", Qualified: "Out.new", Action: model.EntityIntroduced, StartLine: 2, Replaces: "c.rs#Out.new"},
+		{Path: "b.rs", Qualified: "Out", Action: model.EntityModified, StartLine: 2},
+		{Path: "a.rs", Qualified: "g", Action: model.EntityDeleted, StartLine: 1},
+	}
+	got := canonicalEntities(in)
+	var keys []string
+	for _, c := range got {
+		keys = append(keys, c.Key()+" "+c.Action+" "+c.Replaces)
+	}
+	want := []string{"a.rs#g deletes ", "a.rs#f introduces ", "b.rs#Out modifies ", "b.rs#Out.new modifies c.rs#Out.new"}
+	if !slices.Equal(keys, want) {
+		t.Errorf("got %q\nwant %q", keys, want)
+	}
+}
