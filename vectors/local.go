@@ -50,8 +50,7 @@ const (
 type Local struct {
 	dims int // of the hashed features
 	sem  *wordVectors
-	proj *projection // applied to the summed word vectors (projection.go)
-	err  error       // the word-vector table's or projection's, reported by Embed
+	err  error // the word-vector table's or projection's, reported by Embed
 }
 
 // NewLocal returns a local embedder whose hashed features take dims
@@ -62,11 +61,7 @@ func NewLocal(dims int) *Local {
 		dims = DefaultLocalDims
 	}
 	sem, err := sharedWordVectors()
-	l := &Local{dims: dims, sem: sem, err: err}
-	if err == nil {
-		l.proj, l.err = sharedProjection(sem.dims)
-	}
-	return l
+	return &Local{dims: dims, sem: sem, err: err}
 }
 
 // Name is "local-sem-v<version>-<dims>+<table dims>-<table digest>-<projection
@@ -76,10 +71,10 @@ func (l *Local) Name() string {
 	if l.sem == nil {
 		return fmt.Sprintf("local-hash-v%d-%d", localVersion, l.dims)
 	}
-	if l.proj == nil {
+	if l.sem.proj == nil {
 		return fmt.Sprintf("local-sem-v%d-%d+%d-%s", localVersion, l.dims, l.sem.dims, l.sem.id)
 	}
-	return fmt.Sprintf("local-sem-v%d-%d+%d-%s-%s", localVersion, l.dims, l.sem.dims, l.sem.id, l.proj.id)
+	return fmt.Sprintf("local-sem-v%d-%d+%d-%s-%s", localVersion, l.dims, l.sem.dims, l.sem.id, l.sem.proj.id)
 }
 
 // Dims is the vector size: the hashed features' and the table's.
@@ -129,6 +124,7 @@ type bag struct {
 	feats []feature
 	slots []int32 // index+1 into feats; 0 is empty
 	mask  uint64
+	proj  []float32 // scratch for the word vectors' projection
 }
 
 // reset empties the bag for a text of at most n features.
@@ -219,8 +215,11 @@ func (l *Local) vectorInto(text string, b *bag) []float32 {
 		clear(sem)
 		return v
 	}
-	if l.proj != nil {
-		l.proj.apply(sem, make([]float32, len(sem)))
+	if p := l.sem.proj; p != nil {
+		if len(b.proj) < len(sem) {
+			b.proj = make([]float32, len(sem))
+		}
+		p.apply(sem, b.proj[:len(sem)])
 	}
 	if normalize(sem) != nil {
 		clear(sem)

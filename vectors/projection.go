@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 )
 
 // wordvecProjection is a linear map applied to a text's summed word
@@ -28,23 +27,11 @@ type projection struct {
 	w  []float32
 }
 
-var (
-	projOnce sync.Once
-	projData *projection
-	projErr  error
-)
-
 var errProjection = errors.New("vectors: bad word-vector projection")
 
-// sharedProjection loads the embedded projection once per process; dims is
-// the table's, which the projection must match.
-func sharedProjection(dims int) (*projection, error) {
-	projOnce.Do(func() { projData, projErr = parseProjection(wordvecProjection, dims) })
-	return projData, projErr
-}
-
 // parseProjection reads "GMWPROJ1", uint32 dims, then dims×dims float32
-// row-major, little-endian.
+// row-major, little-endian; dims is the table's, which the projection
+// must match.
 func parseProjection(b []byte, dims int) (*projection, error) {
 	if len(b) < 12 || string(b[:8]) != "GMWPROJ1" {
 		return nil, fmt.Errorf("%w: header", errProjection)

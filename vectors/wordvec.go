@@ -36,7 +36,8 @@ type wordVectors struct {
 	dims  int
 	list  []string // by row
 	index map[string]int32
-	rows  []float32 // len(list) × dims
+	rows  []float32   // len(list) × dims
+	proj  *projection // applied to a text's summed rows; nil: none
 }
 
 func (wv *wordVectors) words() []string { return wv.list }
@@ -47,9 +48,15 @@ var (
 	wordvecErr  error
 )
 
-// sharedWordVectors loads the embedded table once per process.
+// sharedWordVectors loads the embedded table and its projection once per
+// process.
 func sharedWordVectors() (*wordVectors, error) {
-	wordvecOnce.Do(func() { wordvecData, wordvecErr = parseWordVectors(wordvecTable) })
+	wordvecOnce.Do(func() {
+		wordvecData, wordvecErr = parseWordVectors(wordvecTable)
+		if wordvecErr == nil {
+			wordvecData.proj, wordvecErr = parseProjection(wordvecProjection, wordvecData.dims)
+		}
+	})
 	return wordvecData, wordvecErr
 }
 
