@@ -32,7 +32,7 @@ KNOWN_TRAILERS = re.compile(
     r"helped-by|cc|change-id|reviewed-on|run-trybot|trybot-result|trybot-bypass|auto-submit|"
     r"commit-queue|pr-url|pr-close|github-pull-request|github-last-rev|closes|fixes|refs|"
     r"see-also|updates|bug|issue|ref|backport-of|cherry-picked-from|cherry-pick|"
-    r"original-commit|approved-by|differential revision|git-svn-id|svn path|co-authored-by)\s*:",
+    r"original-commit|approved-by|differential revision|git-svn-id|svn path)\s*:",
     re.I)
 URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I)
 EMAIL = re.compile(r"\S+@\S+\.\S+")
