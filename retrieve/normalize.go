@@ -151,3 +151,25 @@ func looksLikeCode(w string) bool {
 	}
 	return false
 }
+
+// withSpellings adds the American spelling of a British word ("colour":
+// "color", "behaviours": "behaviors"): code, messages and docs are
+// mostly written in American English, and a question in British English
+// would otherwise miss them. Only the -our words: an -ise/-ize rule would
+// also rewrite "raise" and "promise".
+func withSpellings(terms []string) []string {
+	out := terms
+	for _, t := range terms {
+		for _, stem := range ourStems {
+			if rest, ok := strings.CutPrefix(t, stem+"our"); ok && (rest == "" || ourEndings[rest]) {
+				out = append(out, stem+"or"+rest)
+			}
+		}
+	}
+	return out
+}
+
+var (
+	ourStems   = strings.Fields("col behavi fav hon flav neighb lab arm hum rum vig harb")
+	ourEndings = setOf("s ed ing ful ite ites able")
+)

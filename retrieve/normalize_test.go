@@ -1,0 +1,30 @@
+package retrieve
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestWithSpellings(t *testing.T) {
+	for _, tc := range []struct {
+		in, want []string
+	}{
+		{[]string{"terminal", "colours"}, []string{"terminal", "colours", "colors"}},
+		{[]string{"behaviour", "favourite"}, []string{"behaviour", "favourite", "behavior", "favorite"}},
+		{[]string{"coloured", "honours"}, []string{"coloured", "honours", "colored", "honors"}},
+		// Words that merely contain "our" stay as they are.
+		{[]string{"source", "hour", "colourless", "four"}, []string{"source", "hour", "colourless", "four"}},
+		{[]string{"raise", "promise"}, []string{"raise", "promise"}},
+	} {
+		if got := withSpellings(slices.Clone(tc.in)); !slices.Equal(got, tc.want) {
+			t.Errorf("withSpellings(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSearchFindsAmericanSpellingOfBritishWords(t *testing.T) {
+	terms := withSpellings(Normalize("Why are the colours of the output configurable?"))
+	if !slices.Contains(terms, "colors") || !slices.Contains(terms, "colours") {
+		t.Fatalf("terms %q: want both spellings", terms)
+	}
+}
