@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"slices"
 	"sync"
@@ -21,10 +22,18 @@ import (
 //	frame = length:u32le crc32c(payload):u32le payload
 //	payload = op*
 //	op    = 1 id meta dims float32le*dims   (put a document)
+//	      | 3 id meta dims mask float32le*n  (put a document, sparse vector)
 //	      | 2 commit                         (delete a commit's documents)
 //	id, commit, key, value = uvarint length, bytes
 //	meta  = uvarint count, (key value)*
 //	dims  = uvarint
+//	mask  = ceil(dims/8) bytes, bit i (LSB first) set when element i is
+//	        stored; n is the number of set bits, the others are +0
+//
+// The local embedder's hashed half sets a few dozen of its 384
+// dimensions, so most of a vector is zeros: the sparse put stores a git/git
+// document in about a third of the dense one's bytes, and a cold query,
+// which reads the whole log, reads a third as much.
 //
 // Every write call appends whole frames with one write and an fsync, so a
 // killed writer leaves at most one torn frame at the end: readers ignore
@@ -39,6 +48,7 @@ const (
 	maxFrameSize = 256 << 20
 	opPut        = 1
 	opDelCommit  = 2
+	opPutSparse  = 3
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -67,7 +77,17 @@ func (e *encoder) str(s string) {
 }
 
 func (e *encoder) put(id string, meta map[string]string, vec []float32) {
-	e.buf = append(e.buf, opPut)
+	stored := 0
+	for _, x := range vec {
+		if math.Float32bits(x) != 0 {
+			stored++
+		}
+	}
+	op, sparse := byte(opPut), maskBytes(len(vec))+4*stored < 4*len(vec)
+	if sparse {
+		op = opPutSparse
+	}
+	e.buf = append(e.buf, op)
 	e.str(id)
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(meta)))
 	for _, k := range sortedKeys(meta) {
@@ -75,10 +95,23 @@ func (e *encoder) put(id string, meta map[string]string, vec []float32) {
 		e.str(meta[k])
 	}
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(vec)))
-	for _, x := range vec {
-		e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(x))
+	if !sparse {
+		for _, x := range vec {
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(x))
+		}
+		return
+	}
+	mask := len(e.buf)
+	e.buf = append(e.buf, make([]byte, maskBytes(len(vec)))...)
+	for i, x := range vec {
+		if b := math.Float32bits(x); b != 0 {
+			e.buf[mask+i/8] |= 1 << (i % 8)
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, b)
+		}
 	}
 }
+
+func maskBytes(dims int) int { return (dims + 7) / 8 }
 
 func (e *encoder) delCommit(sha string) {
 	e.buf = append(e.buf, opDelCommit)
@@ -119,6 +152,28 @@ func decodePayload(p []byte, fn func(*record) error) error {
 			if build && d.err == nil {
 				r.vec = decodeFloats(raw, dims)
 			}
+		case opPutSparse:
+			r.op = opPut // to the reader, a put like any other
+			r.id = d.str(build)
+			n := d.uvarint(1 << 10)
+			if build {
+				r.meta = make(map[string]string, n)
+			}
+			for i := 0; i < n && d.err == nil; i++ {
+				k, v := d.str(build), d.str(build)
+				if build {
+					r.meta[k] = v
+				}
+			}
+			dims := d.uvarint(1 << 16)
+			mask := d.bytes(maskBytes(dims))
+			raw := d.bytes(4 * storedCount(mask))
+			if d.err == nil && dims%8 != 0 && mask[len(mask)-1]>>(dims%8) != 0 {
+				return fmt.Errorf("%w: sparse vector marks elements past its %d dimensions", ErrCorrupt, dims)
+			}
+			if build && d.err == nil {
+				r.vec = decodeSparse(mask, raw, dims)
+			}
 		case opDelCommit:
 			r.commit = d.str(build)
 		default:
@@ -149,6 +204,34 @@ func decodeFloats(raw []byte, dims int) []float32 {
 	}
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return v
+}
+
+// storedCount is the number of elements a sparse vector's mask stores.
+func storedCount(mask []byte) int {
+	n := 0
+	for _, b := range mask {
+		n += bits.OnesCount8(b)
+	}
+	return n
+}
+
+// decodeSparse expands a sparse vector: the stored elements in order,
+// zeros elsewhere.
+func decodeSparse(mask, raw []byte, dims int) []float32 {
+	v := make([]float32, dims)
+	k := 0
+	for i, b := range mask {
+		for b != 0 {
+			j := 8*i + bits.TrailingZeros8(b)
+			if j >= len(v) || k+4 > len(raw) {
+				return v // the caller checked both; this lets the compiler drop the bounds checks
+			}
+			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[k : k+4]))
+			k += 4
+			b &= b - 1
+		}
 	}
 	return v
 }

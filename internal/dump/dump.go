@@ -188,6 +188,7 @@ const (
 	logMagic   = "GMVLOG1\n"
 	opPut      = 1
 	opDelete   = 2
+	opSparse   = 3
 )
 
 // dumpVectors prints the marker and the live documents of each log.
@@ -314,7 +315,7 @@ func applyOps(p []byte, byCommit map[string]map[string]string) error {
 		op := p[0]
 		p = p[1:]
 		switch op {
-		case opPut:
+		case opPut, opSparse:
 			id, ok := str()
 			if !ok {
 				return bad
@@ -337,15 +338,18 @@ func applyOps(p []byte, byCommit map[string]map[string]string) error {
 				meta = append(meta, k+"="+strings.ReplaceAll(v, "\n", `\n`))
 			}
 			dims, ok := uvarint()
-			if !ok || 4*dims > len(p) {
+			if !ok {
+				return bad
+			}
+			var vec []byte
+			if vec, p, ok = vectorBytes(op == opSparse, dims, p); !ok {
 				return bad
 			}
 			sort.Strings(meta)
 			if byCommit[commit] == nil {
 				byCommit[commit] = map[string]string{}
 			}
-			byCommit[commit][id] = fmt.Sprintf("%s\tdims=%d vector=%x", strings.Join(meta, " "), dims, sha256.Sum256(p[:4*dims]))
-			p = p[4*dims:]
+			byCommit[commit][id] = fmt.Sprintf("%s\tdims=%d vector=%x", strings.Join(meta, " "), dims, sha256.Sum256(vec))
 		case opDelete:
 			c, ok := str()
 			if !ok {
@@ -357,4 +361,34 @@ func applyOps(p []byte, byCommit map[string]map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// vectorBytes reads a put's vector from p as dense little-endian floats,
+// expanding a sparse one (a mask of the stored elements, then those
+// elements), so that both encodings of a vector print alike; it returns
+// the rest of p.
+func vectorBytes(sparse bool, dims int, p []byte) (vec, rest []byte, ok bool) {
+	if !sparse {
+		if 4*dims > len(p) {
+			return nil, nil, false
+		}
+		return p[:4*dims], p[4*dims:], true
+	}
+	mask := (dims + 7) / 8
+	if mask > len(p) {
+		return nil, nil, false
+	}
+	vec = make([]byte, 4*dims)
+	stored := p[mask:]
+	for i := range dims {
+		if p[i/8]&(1<<(i%8)) == 0 {
+			continue
+		}
+		if len(stored) < 4 {
+			return nil, nil, false
+		}
+		copy(vec[4*i:], stored[:4])
+		stored = stored[4:]
+	}
+	return vec, stored, true
 }
