@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -172,4 +173,45 @@ func withSpellings(terms []string) []string {
 var (
 	ourStems   = strings.Fields("col behavi fav hon flav neighb lab arm hum rum vig harb")
 	ourEndings = setOf("s ed ing ful ite ites able")
+)
+
+// numberTerms are the numbers a question spells in words, in digits:
+// "ten thousand levels" is 10000 and "more than a thousand characters"
+// 1000, as code and commit messages write them. Only numbers of at least
+// ten: "one" and "two" are more often words than quantities.
+func numberTerms(raw string) []string {
+	words := strings.FieldsFunc(strings.ToLower(raw), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	var out []string
+	for i := 0; i < len(words); i++ {
+		n, ok := smallNumbers[words[i]]
+		if words[i] == "a" || words[i] == "one" {
+			n, ok = 1, i+1 < len(words) && numberScales[words[i+1]] > 0
+		}
+		if !ok {
+			continue
+		}
+		j := i + 1
+		if j < len(words) && smallNumbers[words[j]] > 0 && smallNumbers[words[j]] < 10 && n >= 20 && n%10 == 0 {
+			n += smallNumbers[words[j]] // "twenty four"
+			j++
+		}
+		for ; j < len(words) && numberScales[words[j]] > 0; j++ {
+			n *= numberScales[words[j]]
+		}
+		if n >= 10 {
+			out = append(out, strconv.Itoa(n))
+		}
+		i = j - 1
+	}
+	return out
+}
+
+var (
+	smallNumbers = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+		"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
+		"fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+	numberScales = map[string]int{"hundred": 100, "thousand": 1000, "million": 1000000, "billion": 1000000000}
 )

@@ -28,3 +28,21 @@ func TestSearchFindsAmericanSpellingOfBritishWords(t *testing.T) {
 		t.Fatalf("terms %q: want both spellings", terms)
 	}
 }
+
+func TestNumberTerms(t *testing.T) {
+	for q, want := range map[string][]string{
+		"JSON nested up to ten thousand levels deep":         {"10000"},
+		"a query of more than a thousand characters":         {"1000"},
+		"why is the limit ten million items":                 {"10000000"},
+		"twenty four hours, then sixteen retries":            {"24", "16"},
+		"one hundred and fifty":                              {"100", "50"},
+		"one of the two flags, a few words":                  nil,
+		"THREE HUNDRED files":                                {"300"},
+		"nine lives":                                         nil,
+		"an issue about seventy-five percent of the entries": {"75"},
+	} {
+		if got := numberTerms(q); !slices.Equal(got, want) {
+			t.Errorf("numberTerms(%q) = %q, want %q", q, got, want)
+		}
+	}
+}

@@ -203,7 +203,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	a.Mode = mode
-	terms := withSpellings(Normalize(raw))
+	terms := append(withSpellings(Normalize(raw)), numberTerms(raw)...)
 	rf := extractRefs(raw)
 	cands := &candSet{m: map[string]*cand{}}
 
