@@ -215,3 +215,35 @@ var (
 		"fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 	numberScales = map[string]int{"hundred": 100, "thousand": 1000, "million": 1000000, "billion": 1000000000}
 )
+
+// abbreviationTerms add the other form of the software abbreviations a
+// question uses: a user writes "standard error" where the commit says
+// stderr, or "regex" where the manual says regular expression. The long
+// form is searched as a phrase.
+func abbreviationTerms(raw string) []string {
+	text := " " + strings.Join(strings.FieldsFunc(strings.ToLower(raw), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ") + " "
+	var out []string
+	for _, p := range abbreviations {
+		short, long, _ := strings.Cut(p, "=")
+		switch {
+		case strings.Contains(text, " "+short+" "):
+			out = append(out, long)
+		case strings.Contains(text, " "+long+" "):
+			out = append(out, short)
+		}
+	}
+	return out
+}
+
+// abbreviations: short=long, both as the words of a question read them.
+var abbreviations = strings.Split("stderr=standard error,stdout=standard output,stdin=standard input,"+
+	"regex=regular expression,regexp=regular expression,env=environment variable,envvar=environment variable,"+
+	"cwd=current directory,pwd=working directory,tty=terminal,pty=pseudo terminal,cli=command line,"+
+	"gc=garbage collection,oom=out of memory,eof=end of file,eol=end of line,crlf=line ending,"+
+	"tls=transport layer security,ssl=secure sockets,dns=domain name,ua=user agent,"+
+	"i18n=internationalization,l10n=localization,a11y=accessibility,ci=continuous integration,"+
+	"tz=time zone,nul=null byte,nbsp=non breaking space,"+
+	"ctrl=control key,esc=escape key,pid=process id,uid=user id,gid=group id,ipc=inter process,"+
+	"fd=file descriptor,fds=file descriptors,kb=kilobytes,mb=megabytes,gb=gigabytes,os=operating system,vm=virtual machine", ",")

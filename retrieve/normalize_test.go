@@ -46,3 +46,21 @@ func TestNumberTerms(t *testing.T) {
 		}
 	}
 }
+
+func TestAbbreviationTerms(t *testing.T) {
+	for q, want := range map[string][]string{
+		"Why can I now send fzf's stderr to a file?":          {"standard error"},
+		"output goes to standard error instead":               {"stderr"},
+		"a Regex with named groups":                           {"regular expression"},
+		"set through an environment variable":                 {"env", "envvar"},
+		"a regular expression that never matches":             {"regex", "regexp"},
+		"why is the stderr-only mode a CLI flag":              {"standard error", "command line"},
+		"nothing abbreviated here, a terminal-free envelope":  {"tty"},
+		"senv and stderrs are not words of the table":         nil,
+		"the out of memory killer and the garbage collection": {"gc", "oom"},
+	} {
+		if got := abbreviationTerms(q); !slices.Equal(got, want) {
+			t.Errorf("abbreviationTerms(%q) = %q, want %q", q, got, want)
+		}
+	}
+}

@@ -203,7 +203,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	a.Mode = mode
-	terms := append(withSpellings(Normalize(raw)), numberTerms(raw)...)
+	terms := append(append(withSpellings(Normalize(raw)), numberTerms(raw)...), abbreviationTerms(raw)...)
 	rf := extractRefs(raw)
 	cands := &candSet{m: map[string]*cand{}}
 
