@@ -218,19 +218,26 @@ func storedCount(mask []byte) int {
 }
 
 // decodeSparse expands a sparse vector: the stored elements in order,
-// zeros elsewhere.
+// zeros elsewhere. The mask is read eight bytes at a time.
 func decodeSparse(mask, raw []byte, dims int) []float32 {
 	v := make([]float32, dims)
 	k := 0
-	for i, b := range mask {
-		for b != 0 {
-			j := 8*i + bits.TrailingZeros8(b)
+	for i := 0; i < len(mask); i += 8 {
+		var w uint64
+		if i+8 <= len(mask) {
+			w = binary.LittleEndian.Uint64(mask[i:])
+		} else {
+			for j := len(mask) - 1; j >= i; j-- {
+				w = w<<8 | uint64(mask[j])
+			}
+		}
+		for ; w != 0; w &= w - 1 {
+			j := 8*i + bits.TrailingZeros64(w)
 			if j >= len(v) || k+4 > len(raw) {
 				return v // the caller checked both; this lets the compiler drop the bounds checks
 			}
 			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[k : k+4]))
 			k += 4
-			b &= b - 1
 		}
 	}
 	return v
