@@ -246,4 +246,4 @@ var abbreviations = strings.Split("stderr=standard error,stdout=standard output,
 	"i18n=internationalization,l10n=localization,a11y=accessibility,ci=continuous integration,"+
 	"tz=time zone,nul=null byte,nbsp=non breaking space,"+
 	"ctrl=control key,esc=escape key,pid=process id,uid=user id,gid=group id,ipc=inter process,"+
-	"fd=file descriptor,fds=file descriptors,kb=kilobytes,mb=megabytes,gb=gigabytes,os=operating system,vm=virtual machine", ",")
+	"cpu=processor,ms=milliseconds,fd=file descriptor,fds=file descriptors,kb=kilobytes,mb=megabytes,gb=gigabytes,os=operating system,vm=virtual machine", ",")
