@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -247,3 +248,22 @@ var abbreviations = strings.Split("stderr=standard error,stdout=standard output,
 	"tz=time zone,nul=null byte,nbsp=non breaking space,"+
 	"ctrl=control key,esc=escape key,pid=process id,uid=user id,gid=group id,ipc=inter process,"+
 	"cpu=processor,ms=milliseconds,fd=file descriptor,fds=file descriptors,kb=kilobytes,mb=megabytes,gb=gigabytes,os=operating system,vm=virtual machine", ",")
+
+// compoundTerms are the hyphenated words of a question written as one
+// word, as code and messages often write them: "built-in" is builtin,
+// "multi-select" multiselect, "full-screen" fullscreen. The parts are
+// searched anyway (Normalize splits at the hyphen).
+func compoundTerms(raw string) []string {
+	var out []string
+	for _, w := range strings.Fields(raw) {
+		w = strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }))
+		parts := strings.Split(w, "-")
+		if len(parts) < 2 || slices.ContainsFunc(parts, func(p string) bool {
+			return p == "" || strings.IndexFunc(p, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0
+		}) {
+			continue
+		}
+		out = append(out, strings.Join(parts, ""))
+	}
+	return out
+}

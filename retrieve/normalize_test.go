@@ -64,3 +64,16 @@ func TestAbbreviationTerms(t *testing.T) {
 		}
 	}
 }
+
+func TestCompoundTerms(t *testing.T) {
+	for q, want := range map[string][]string{
+		"Why is the built-in walker used?":              {"builtin"},
+		"a multi-select, full-screen list":              {"multiselect", "fullscreen"},
+		"non-ASCII names and a state-of-the-art parser": {"nonascii", "stateoftheart"},
+		"no compounds, a -flag, x86-64 and utf-8 here":  nil,
+	} {
+		if got := compoundTerms(q); !slices.Equal(got, want) {
+			t.Errorf("compoundTerms(%q) = %q, want %q", q, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -203,7 +204,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	a.Mode = mode
-	terms := append(append(withSpellings(Normalize(raw)), numberTerms(raw)...), abbreviationTerms(raw)...)
+	terms := slices.Concat(withSpellings(Normalize(raw)), numberTerms(raw), abbreviationTerms(raw), compoundTerms(raw))
 	rf := extractRefs(raw)
 	cands := &candSet{m: map[string]*cand{}}
 
