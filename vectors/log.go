@@ -131,22 +131,15 @@ func (e *encoder) frame() []byte {
 func decodePayload(p []byte, fn func(*record) error) error {
 	d := decoder{p: p}
 	build := fn != nil
+	if build {
+		d.names = map[string]string{}
+	}
 	for len(d.p) > 0 && d.err == nil {
 		var r record
 		r.op = d.byte()
 		switch r.op {
 		case opPut:
-			r.id = d.str(build)
-			n := d.uvarint(1 << 10)
-			if build {
-				r.meta = make(map[string]string, n)
-			}
-			for i := 0; i < n && d.err == nil; i++ {
-				k, v := d.str(build), d.str(build)
-				if build {
-					r.meta[k] = v
-				}
-			}
+			d.head(&r, build)
 			dims := d.uvarint(1 << 16)
 			raw := d.bytes(4 * dims)
 			if build && d.err == nil {
@@ -154,17 +147,7 @@ func decodePayload(p []byte, fn func(*record) error) error {
 			}
 		case opPutSparse:
 			r.op = opPut // to the reader, a put like any other
-			r.id = d.str(build)
-			n := d.uvarint(1 << 10)
-			if build {
-				r.meta = make(map[string]string, n)
-			}
-			for i := 0; i < n && d.err == nil; i++ {
-				k, v := d.str(build), d.str(build)
-				if build {
-					r.meta[k] = v
-				}
-			}
+			d.head(&r, build)
 			dims := d.uvarint(1 << 16)
 			mask := d.bytes(maskBytes(dims))
 			raw := d.bytes(4 * storedCount(mask))
@@ -187,6 +170,32 @@ func decodePayload(p []byte, fn func(*record) error) error {
 		}
 	}
 	return d.err
+}
+
+// internedValues are the metadata whose values repeat from document to
+// document (a handful of kinds and classes), kept once per frame like the
+// keys: a cold query decodes every document's metadata.
+var internedValues = map[string]bool{MetaKind: true, MetaClassification: true, MetaRewritten: true}
+
+// head decodes a put's id and metadata.
+func (d *decoder) head(r *record, build bool) {
+	r.id = d.str(build)
+	n := d.uvarint(1 << 10)
+	if build {
+		r.meta = make(map[string]string, n)
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		k := d.name(build)
+		var v string
+		if internedValues[k] {
+			v = d.name(build)
+		} else {
+			v = d.str(build)
+		}
+		if build {
+			r.meta[k] = v
+		}
+	}
 }
 
 // littleEndian: the log's floats are little-endian, so on such a machine
@@ -244,8 +253,9 @@ func decodeSparse(mask, raw []byte, dims int) []float32 {
 }
 
 type decoder struct {
-	p   []byte
-	err error
+	p     []byte
+	err   error
+	names map[string]string // strings decoded once per frame (see name)
 }
 
 func (d *decoder) fail() {
@@ -283,6 +293,21 @@ func (d *decoder) bytes(n int) []byte {
 	b := d.p[:n]
 	d.p = d.p[n:]
 	return b
+}
+
+// name is str for a string that recurs in a frame (a metadata key, a
+// kind): the first occurrence is allocated, the others share it.
+func (d *decoder) name(build bool) string {
+	b := d.bytes(d.uvarint(len(d.p)))
+	if !build {
+		return ""
+	}
+	if s, ok := d.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	d.names[s] = s
+	return s
 }
 
 func (d *decoder) str(build bool) string {
