@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 
 	chromem "github.com/philippgille/chromem-go"
@@ -97,34 +96,26 @@ func (ix *Index) loadLocked(ctx context.Context) (*memIndex, error) {
 	if m.Embedder != ix.name {
 		return nil, ix.mismatch(m)
 	}
-	docs := map[string][]chromem.Document{} // by commit, in log order
+	col, err := ix.newCollection(m)
+	if err != nil {
+		return nil, err
+	}
+	mem := newLoadingIndex(col)
 	valid, size, err := replayLog(ix.logPath(m), func(r *record) error {
 		switch r.op {
 		case opPut:
 			if len(r.vec) != m.Dims {
 				return fmt.Errorf("%w: document %s has %d dimensions, index %d", ErrCorrupt, r.id, len(r.vec), m.Dims)
 			}
-			c := r.meta[MetaCommit]
-			d := chromem.Document{ID: r.id, Metadata: r.meta, Embedding: r.vec}
-			if i := slices.IndexFunc(docs[c], func(o chromem.Document) bool { return o.ID == r.id }); i >= 0 {
-				docs[c][i] = d
-			} else {
-				docs[c] = append(docs[c], d)
-			}
+			mem.loadPut(r.meta[MetaCommit], r.id, r.meta, r.vec)
 		case opDelCommit:
-			delete(docs, r.commit)
+			mem.loadDrop(r.commit)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, rebuildIfCorrupt(err)
 	}
-	col, err := ix.newCollection(m)
-	if err != nil {
-		return nil, err
-	}
-	mem := newMemIndex(col)
-	mem.load(docs)
 	ix.mark, ix.mem, ix.dropped = m, mem, size-valid
 	return mem, nil
 }

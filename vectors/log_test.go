@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -92,5 +93,56 @@ func BenchmarkDecodeSparseFrame(b *testing.B) {
 		if err := decodePayload(enc.buf, func(*record) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A reopened index holds what the log's puts, replacements and deletions
+// leave, whatever their order: a commit's documents replaced, a commit
+// deleted and written again, a rewritten mark set and then cleared.
+func TestReplayedIndexMatchesTheWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ix := openTest(t, dir, NewLocal(0))
+	write := func(docs ...Doc) {
+		t.Helper()
+		if err := ix.Upsert(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(commitDoc(1, "cache the parsed config", "performance", 1), noteDoc(1, 0, "parsing dominated startup"),
+		commitDoc(2, "retry uploads on timeout", "bugfix", 2), commitDoc(3, "rename the flag", "refactor", 3))
+	old := commitDoc(2, "retry uploads on timeout", "bugfix", 2)
+	old.Rewritten = true
+	write(old)                                                   // 2 marked rewritten
+	write(commitDoc(2, "retry uploads on timeout", "bugfix", 2)) // and cleared again
+	write(commitDoc(1, "cache the parsed configuration file", "performance", 1))
+	if err := ix.DeleteCommits(ctx, sha(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.DeleteCommits(ctx, sha(1)); err != nil {
+		t.Fatal(err)
+	}
+	write(commitDoc(1, "cache the parsed configuration file", "performance", 1))
+	want := mustQuery(t, ix, "config cache", 10, Filter{})
+	ix.Close()
+
+	re := openTest(t, dir, NewLocal(0))
+	got := mustQuery(t, re, "config cache", 10, Filter{})
+	ids := func(hs []Hit) (out []string) {
+		for _, h := range hs {
+			out = append(out, h.ID)
+		}
+		return out
+	}
+	if !slices.Equal(ids(got), ids(want)) || len(got) != 2 {
+		t.Fatalf("reopened %v, written %v: want commits 1 and 2, one document each", ids(got), ids(want))
+	}
+	for i := range got {
+		if got[i].Score != want[i].Score {
+			t.Errorf("%s: score %v reopened, %v written", got[i].ID, got[i].Score, want[i].Score)
+		}
+	}
+	if n, err := re.Len(ctx); err != nil || n != 2 {
+		t.Errorf("Len = %d, %v; want 2 (the note went with commit 1's deletion)", n, err)
 	}
 }
