@@ -58,6 +58,24 @@ func TestGraphIsSQLiteReplayed(t *testing.T) {
 	g.Commit("add out")
 	g.Write("dup/out.rs", "struct Out;\nimpl Out { fn new() -> Out { Out {} } }\n#[cfg(windows)]\nimpl Out { fn new() -> Out { Out } }\n")
 	g.Commit("two news")
+	// A file whose functions no commit introduced: git/git's
+	// builtin/notes.c first appears in the diff of the merge that moved
+	// builtin-notes.c under builtin/, and a merge's own diff records no
+	// entity changes. Then one is renamed in place to a name that sorts
+	// first, so the change that replaces it is written before its
+	// deletion, which is the first row of its key.
+	g.Git("checkout", "-q", "-b", "notes-side")
+	g.Write("side.txt", "side\n")
+	g.Commit("side")
+	g.Git("checkout", "-q", "main")
+	g.Tick()
+	g.Git("merge", "-q", "--no-ff", "--no-commit", "notes-side")
+	notes := "static void write_note_data(int fd)\n{\n\twrite_or_die(fd);\n}\n"
+	g.Write("notes.c", notes+"\nint main(void)\n{\n\twrite_note_data(1);\n\treturn 0;\n}\n")
+	g.Commit("merge notes-side, with notes.c")
+	g.Write("notes.c", strings.ReplaceAll(notes, "write_note_data", "copy_obj_to_fd")+
+		"\nint main(void)\n{\n\tcopy_obj_to_fd(1);\n\treturn 0;\n}\n")
+	g.Commit("notes: rename write_note_data")
 	dir := t.TempDir()
 	want := syncInto(t, g.Dir, dir)
 	st := openStoreIn(t, dir)
@@ -74,11 +92,25 @@ func TestGraphIsSQLiteReplayed(t *testing.T) {
 	if got != want {
 		t.Errorf("the replay from SQLite differs from what the sync wrote:\n%s", diffLines(want, got))
 	}
+	if !strings.Contains(want, "notes.c#write_note_data\tnotes.c\twrite_note_data\twrite_note_data\t") {
+		t.Errorf("the renamed function's entity is not named by its own name:\n%s", grepLines(want, "notes.c#"))
+	}
 	for _, s := range []string{"== graph (0 ", "== vectors (none)", "== entity_changes (0 "} {
 		if strings.Contains(want, s) {
 			t.Fatalf("the fixture has %s", s)
 		}
 	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for l := range strings.Lines(s) {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
 }
 
 func copyFile(t *testing.T, from, to string) {

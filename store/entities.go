@@ -42,21 +42,31 @@ type EntityEvent struct {
 	Entity string `json:"entity"`
 }
 
-// insertEntities records what a commit did to entities.
+// insertEntities records what a commit did to entities. The commit's own
+// entities are named first: an entity a change replaces is mostly one
+// the same commit deletes (a rename, a move), and its row must carry its
+// own name, not the name of the entity that replaces it, whose change can
+// come first. A replaced entity neither stored nor changed here is named
+// by its key.
 func (w *Writer) insertEntities(ctx context.Context, id int64, changes []model.EntityChange) error {
-	for _, e := range changes {
+	ids := make([]int64, len(changes))
+	for i, e := range changes {
 		eid, err := w.entityID(ctx, e.Path, e.Qualified, e.Name, e.Kind, e.Language)
 		if err != nil {
 			return err
 		}
+		ids[i] = eid
+	}
+	for i, e := range changes {
 		var replaces int64
 		if e.Replaces != "" {
 			path, qual, _ := strings.Cut(e.Replaces, "#")
-			if replaces, err = w.entityID(ctx, path, qual, e.Name, e.Kind, e.Language); err != nil {
+			var err error
+			if replaces, err = w.entityID(ctx, path, qual, lastComponent(qual), e.Kind, e.Language); err != nil {
 				return err
 			}
 		}
-		w.entityChanges = append(w.entityChanges, id, eid, e.Action, e.StartLine, e.EndLine,
+		w.entityChanges = append(w.entityChanges, id, ids[i], e.Action, e.StartLine, e.EndLine,
 			e.Signature, replaces)
 	}
 	return nil
