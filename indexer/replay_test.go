@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,8 +18,9 @@ import (
 )
 
 // syncInto syncs repo into the data directory dir (meta.db, graph/,
-// vectors/ as a home lays them out) and returns the dump.
-func syncInto(t *testing.T, repo, dir string) string {
+// vectors/ as a home lays them out), batchSize commits at a time, and
+// returns the dump.
+func syncInto(t *testing.T, repo, dir string, batchSize int) string {
 	t.Helper()
 	st := openStoreIn(t, dir)
 	g, err := graph.Open(context.Background(), filepath.Join(dir, "graph"))
@@ -29,7 +31,7 @@ func syncInto(t *testing.T, repo, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sync(t, repo, st, Options{Graph: g, Vectors: v, BatchSize: 32})
+	sync(t, repo, st, Options{Graph: g, Vectors: v, BatchSize: batchSize})
 	g.Close()
 	v.Close()
 	return dumpDir(t, dir)
@@ -77,19 +79,8 @@ func TestGraphIsSQLiteReplayed(t *testing.T) {
 		"\nint main(void)\n{\n\tcopy_obj_to_fd(1);\n\treturn 0;\n}\n")
 	g.Commit("notes: rename write_note_data")
 	dir := t.TempDir()
-	want := syncInto(t, g.Dir, dir)
-	st := openStoreIn(t, dir)
-	if _, err := st.DB.Exec(`UPDATE commits SET graphed = 0; DELETE FROM couplings; DELETE FROM verified_by;
-		UPDATE relations_state SET stale = 1, last_commit = 0`); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	replay := t.TempDir()
-	for _, f := range []string{"meta.db", "meta.db-wal", "meta.db-shm"} {
-		copyFile(t, filepath.Join(dir, f), filepath.Join(replay, f))
-	}
-	got := syncInto(t, g.Dir, replay)
-	if got != want {
+	want := syncInto(t, g.Dir, dir, 32)
+	if got := replayFrom(t, g.Dir, dir); got != want {
 		t.Errorf("the replay from SQLite differs from what the sync wrote:\n%s", diffLines(want, got))
 	}
 	if !strings.Contains(want, "notes.c#write_note_data\tnotes.c\twrite_note_data\twrite_note_data\t") {
@@ -111,6 +102,65 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "")
+}
+
+// replayFrom copies the store of a synced data directory with its graph,
+// vectors and relations dropped, syncs it again (which rebuilds them from
+// SQLite) and returns the dump.
+func replayFrom(t *testing.T, repo, dir string) string {
+	t.Helper()
+	replay := t.TempDir()
+	for _, f := range []string{"meta.db", "meta.db-wal", "meta.db-shm"} {
+		copyFile(t, filepath.Join(dir, f), filepath.Join(replay, f))
+	}
+	st := openStoreIn(t, replay)
+	if _, err := st.DB.Exec(`UPDATE commits SET graphed = 0; DELETE FROM couplings; DELETE FROM verified_by;
+		UPDATE relations_state SET stale = 1, last_commit = 0`); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	return syncInto(t, repo, replay, 32)
+}
+
+// TestRelabelledCallsReplayed: a graph write that raises the confidence
+// of calls (their file now includes the callee's header: 0.8 to 1) beside
+// a new call at 0.8 stores that call whole. Cayley netted the label's
+// references over the write and stored the new call without its label,
+// so the sync's graph (a write every 8 commits here) differed from a
+// replay's (one write).
+func TestRelabelledCallsReplayed(t *testing.T) {
+	g := gittest.New(t)
+	callers := func(include bool, v int) string {
+		var b strings.Builder
+		if include {
+			b.WriteString("#include \"f.h\"\n")
+		}
+		for _, name := range []string{"a1", "a2", "a3"} {
+			fmt.Fprintf(&b, "\nint %s(void)\n{\n\treturn f() + %d;\n}\n", name, v)
+		}
+		return b.String()
+	}
+	g.Write("f.c", "int f(void)\n{\n\treturn 1;\n}\n")
+	g.Write("f.h", "int f(void);\n")
+	g.Write("a.c", callers(false, 1))
+	g.Commit("callers")
+	for i := range 9 {
+		g.Write("notes.txt", fmt.Sprintf("note %d\n", i))
+		g.Commit("notes")
+	}
+	g.Write("a.c", callers(true, 2))
+	g.Write("c.c", "int c(void)\n{\n\treturn f();\n}\n")
+	g.Commit("include f.h")
+	dir := t.TempDir()
+	want := syncInto(t, g.Dir, dir, 1)
+	for _, q := range []string{`<entity:a.c#a1> <CALLS> <entity:f.c#f> "1" .`, `<entity:c.c#c> <CALLS> <entity:f.c#f> "0.8" .`} {
+		if !strings.Contains(want, q) {
+			t.Errorf("the sync's graph lacks %s:\n%s", q, grepLines(want, "CALLS"))
+		}
+	}
+	if got := replayFrom(t, g.Dir, dir); got != want {
+		t.Errorf("the replay from SQLite differs from what the sync wrote:\n%s", diffLines(want, got))
+	}
 }
 
 func copyFile(t *testing.T, from, to string) {
