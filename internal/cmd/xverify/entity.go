@@ -201,7 +201,7 @@ func (c *config) keyAt(ctx context.Context, e *entityCase, h string) (string, er
 		if g == h {
 			return e.gotKeys[i], nil
 		}
-		cmd := exec.CommandContext(ctx, "git", "-C", c.repo, "merge-base", "--is-ancestor", g, h)
+		cmd := exec.CommandContext(ctx, "git", "-C", c.gitDir, "merge-base", "--is-ancestor", g, h)
 		if err := cmd.Run(); err == nil {
 			return e.gotKeys[i], nil
 		} else if _, ok := err.(*exec.ExitError); !ok {

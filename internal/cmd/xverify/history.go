@@ -8,10 +8,13 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/gitmemory/gitmemory/retrieve"
 	"github.com/gitmemory/gitmemory/store"
@@ -19,7 +22,7 @@ import (
 
 // git runs git in the repository and returns its output.
 func (c *config) git(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", c.repo, "-c", "core.quotepath=off"}, args...)...)
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", c.gitDir, "-c", "core.quotepath=off"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -49,12 +52,22 @@ func (c *config) history(ctx context.Context) (int, error) {
 	}
 	jobs := make(chan *historyPath)
 	var wg sync.WaitGroup
+	var done atomic.Int64
+	start := time.Now()
 	for range max(1, c.jobs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for p := range jobs {
 				p.err = c.compareHistory(ctx, p)
+				// A large repository takes long: say how far it is, and
+				// each unexplained difference at once.
+				if p.err == nil && p.explained == "" && !slices.Equal(p.got, p.want) {
+					fmt.Fprintf(os.Stderr, "  MISMATCH %s\n", describe(p))
+				}
+				if n := done.Add(1); n%100 == 0 {
+					fmt.Fprintf(os.Stderr, "history: %d of %d paths in %s\n", n, len(paths), time.Since(start).Round(time.Second))
+				}
 			}
 		}()
 	}

@@ -37,6 +37,7 @@ import (
 
 type config struct {
 	repo, home, name, bin string
+	gitDir                string // where git runs (prepareGit)
 	head                  string
 	top, sample           int
 	entities              int
@@ -76,6 +77,12 @@ func main() {
 	if c.tmpHome != "" && !c.keep {
 		defer os.RemoveAll(c.tmpHome)
 	}
+	cleanup, err := c.prepareGit(ctx)
+	if err != nil {
+		fail(err)
+	}
+	atExit = cleanup
+	defer cleanup()
 	unexplained := 0
 	for _, check := range strings.Split(*checks, ",") {
 		start := time.Now()
@@ -104,6 +111,7 @@ func main() {
 		if c.tmpHome != "" && !c.keep {
 			os.RemoveAll(c.tmpHome)
 		}
+		cleanup()
 		os.Exit(1)
 	}
 }
@@ -193,7 +201,11 @@ func (c *config) setupBin(ctx context.Context) error {
 	return nil
 }
 
+// atExit removes what xverify made for git, also on failure.
+var atExit = func() {}
+
 func fail(err error) {
+	atExit()
 	fmt.Fprintln(os.Stderr, "xverify:", err)
 	os.Exit(2)
 }

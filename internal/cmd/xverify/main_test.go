@@ -22,6 +22,14 @@ func TestNoUnexplainedMismatchOnGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(c.tmpHome)
+	cleanup, err := c.prepareGit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	if c.gitDir == c.repo {
+		t.Errorf("git runs in %s, which has no commit graph, not in a clone with one", c.gitDir)
+	}
 	for name, check := range map[string]func(context.Context) (int, error){
 		"history": c.history, "numstat": c.numstat, "graph": c.graph, "entity": c.entity,
 	} {
