@@ -49,12 +49,13 @@ func newByteCache(max int) *genCache[plumbing.Hash, []byte] {
 	return newCache[plumbing.Hash](max, func(b []byte) int { return len(b) })
 }
 
-// treeBytes estimates a decoded tree's memory: entries (name header, mode,
-// hash) plus names.
+// treeBytes estimates a decoded tree's memory as it was when each entry
+// held its own name header (96 bytes an entry), so that the cache keeps as
+// many trees as before.
 func treeBytes(t *tree) int {
 	n := 128
 	for i := range t.Entries {
-		n += 96 + len(t.Entries[i].Name)
+		n += 96 + int(t.Entries[i].end-t.Entries[i].off)
 	}
 	return n
 }

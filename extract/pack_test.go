@@ -115,9 +115,9 @@ func FuzzParseTree(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, e := range tr.Entries {
-			if strings.ContainsRune(e.Name, 0) {
-				t.Fatalf("entry name with NUL: %q", e.Name)
+		for i := range tr.Entries {
+			if name := tr.name(&tr.Entries[i]); strings.ContainsRune(name, 0) {
+				t.Fatalf("entry name with NUL: %q", name)
 			}
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -49,38 +50,49 @@ func (r *Repo) tree(h plumbing.Hash) (*tree, error) {
 // tree is a decoded tree object. go-git's object.Tree decodes through a
 // buffered reader and allocates per entry; trees are decoded for every
 // commit, so we parse the raw bytes with one string allocation per tree.
+// Entries hold no pointers (a name is a span of names): the tree cache is
+// most of a sync's live heap with pointers in it, and the collector, which
+// runs every few hundred megabytes allocated, marked each of its entries.
 type tree struct {
+	names   string // the raw tree, which holds the entries' names
 	Entries []treeEntry
 }
 
 type treeEntry struct {
-	Name string
-	Mode filemode.FileMode
-	Hash plumbing.Hash
+	off, end uint32 // the name is names[off:end]
+	Mode     filemode.FileMode
+	Hash     plumbing.Hash
 }
+
+// name returns an entry's name.
+func (t *tree) name(e *treeEntry) string { return t.names[e.off:e.end] }
 
 // parseTree parses git's tree format: entries of "<octal mode> <name>\0"
 // followed by the 20-byte object id.
 func parseTree(raw []byte) (*tree, error) {
+	if len(raw) > math.MaxUint32 {
+		return nil, errors.New("tree larger than 4 GiB")
+	}
 	s := string(raw)
-	t := &tree{Entries: make([]treeEntry, 0, bytes.Count(raw, []byte{0}))}
-	for len(s) > 0 {
-		sp := strings.IndexByte(s, ' ')
-		nul := strings.IndexByte(s, 0)
-		if sp < 0 || nul < sp || len(s) < nul+1+20 {
+	t := &tree{names: s, Entries: make([]treeEntry, 0, bytes.Count(raw, []byte{0}))}
+	for at := 0; at < len(s); {
+		rest := s[at:]
+		sp := strings.IndexByte(rest, ' ')
+		nul := strings.IndexByte(rest, 0)
+		if sp < 0 || nul < sp || len(rest) < nul+1+20 {
 			return nil, errors.New("malformed tree")
 		}
 		var mode uint32
-		for _, c := range s[:sp] {
+		for _, c := range rest[:sp] {
 			if c < '0' || c > '7' {
 				return nil, errors.New("malformed tree mode")
 			}
 			mode = mode<<3 | uint32(c-'0')
 		}
-		e := treeEntry{Name: s[sp+1 : nul], Mode: canonMode(filemode.FileMode(mode))}
-		copy(e.Hash[:], s[nul+1:nul+21])
+		e := treeEntry{off: uint32(at + sp + 1), end: uint32(at + nul), Mode: canonMode(filemode.FileMode(mode))}
+		copy(e.Hash[:], rest[nul+1:nul+21])
 		t.Entries = append(t.Entries, e)
-		s = s[nul+21:]
+		at += nul + 21
 	}
 	return t, nil
 }
@@ -111,11 +123,12 @@ func canonMode(m filemode.FileMode) filemode.FileMode {
 // change, not of the repository.
 func (r *Repo) diffTrees(prefix string, a, b *tree, out []change) ([]change, error) {
 	var ae, be []treeEntry
+	var an, bn string
 	if a != nil {
-		ae = a.Entries
+		ae, an = a.Entries, a.names
 	}
 	if b != nil {
-		be = b.Entries
+		be, bn = b.Entries, b.names
 	}
 	i, j := 0, 0
 	var err error
@@ -127,17 +140,17 @@ func (r *Repo) diffTrees(prefix string, a, b *tree, out []change) ([]change, err
 		case j == len(be):
 			c = -1
 		default:
-			c = compareEntries(&ae[i], &be[j])
+			c = compareEntries(an[ae[i].off:ae[i].end], ae[i].Mode, bn[be[j].off:be[j].end], be[j].Mode)
 		}
 		switch {
 		case c < 0:
-			out, err = r.addSide(prefix, &ae[i], out, true)
+			out, err = r.addSide(join(prefix, an[ae[i].off:ae[i].end]), &ae[i], out, true)
 			i++
 		case c > 0:
-			out, err = r.addSide(prefix, &be[j], out, false)
+			out, err = r.addSide(join(prefix, bn[be[j].off:be[j].end]), &be[j], out, false)
 			j++
 		default:
-			out, err = r.diffEntry(prefix, &ae[i], &be[j], out)
+			out, err = r.diffEntry(prefix, an[ae[i].off:ae[i].end], &ae[i], &be[j], out)
 			i++
 			j++
 		}
@@ -148,7 +161,8 @@ func (r *Repo) diffTrees(prefix string, a, b *tree, out []change) ([]change, err
 	return out, nil
 }
 
-func (r *Repo) diffEntry(prefix string, x, y *treeEntry, out []change) ([]change, error) {
+// diffEntry diffs two entries of one name.
+func (r *Repo) diffEntry(prefix, name string, x, y *treeEntry, out []change) ([]change, error) {
 	if x.Hash == y.Hash && x.Mode == y.Mode {
 		return out, nil
 	}
@@ -161,9 +175,9 @@ func (r *Repo) diffEntry(prefix string, x, y *treeEntry, out []change) ([]change
 		if err != nil {
 			return nil, err
 		}
-		return r.diffTrees(join(prefix, x.Name), tx, ty, out)
+		return r.diffTrees(join(prefix, name), tx, ty, out)
 	}
-	p := join(prefix, x.Name)
+	p := join(prefix, name)
 	if (x.Mode == filemode.Submodule) != (y.Mode == filemode.Submodule) {
 		// A file became a submodule or back: git shows a delete and an add.
 		out = append(out, change{path: p, from: side{x.Hash, x.Mode}, status: model.Deleted})
@@ -172,10 +186,9 @@ func (r *Repo) diffEntry(prefix string, x, y *treeEntry, out []change) ([]change
 	return append(out, change{path: p, from: side{x.Hash, x.Mode}, to: side{y.Hash, y.Mode}, status: model.Modified}), nil
 }
 
-// addSide records an entry present on one side only (deleted when old),
-// descending into directories.
-func (r *Repo) addSide(prefix string, e *treeEntry, out []change, old bool) ([]change, error) {
-	p := join(prefix, e.Name)
+// addSide records an entry at path p present on one side only (deleted
+// when old), descending into directories.
+func (r *Repo) addSide(p string, e *treeEntry, out []change, old bool) ([]change, error) {
 	if e.Mode == filemode.Dir {
 		t, err := r.tree(e.Hash)
 		if err != nil {
@@ -196,15 +209,14 @@ func (r *Repo) addSide(prefix string, e *treeEntry, out []change, old bool) ([]c
 // bytewise, with a directory's name compared as if it ended in '/'. Entries
 // of the same name and kind compare equal; a file and a directory of the
 // same name do not, so a type change is a delete plus an add, as in git.
-func compareEntries(a, b *treeEntry) int {
-	an, bn := a.Name, b.Name
+func compareEntries(an string, am filemode.FileMode, bn string, bm filemode.FileMode) int {
 	n := min(len(an), len(bn))
 	for k := 0; k < n; k++ {
 		if an[k] != bn[k] {
 			return int(an[k]) - int(bn[k])
 		}
 	}
-	return int(endByte(an, n, a.Mode)) - int(endByte(bn, n, b.Mode))
+	return int(endByte(an, n, am)) - int(endByte(bn, n, bm))
 }
 
 func endByte(name string, n int, mode filemode.FileMode) byte {
@@ -229,7 +241,7 @@ func (r *Repo) lookup(t *tree, p string) (side, error) {
 		}
 		var found *treeEntry
 		for k := range t.Entries {
-			if t.Entries[k].Name == name {
+			if t.name(&t.Entries[k]) == name {
 				found = &t.Entries[k]
 				break
 			}
