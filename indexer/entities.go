@@ -282,7 +282,9 @@ func (s *Syncer) parseShare(ctx context.Context, p *entity.Parser, part int, job
 				defer func() { recover() }() // a parser panic loses one file's entities, not the sync
 				ce := &job.results[i][k]
 				ce.file(ctx, p, f.fc, f.old, f.new)
-				ce.facts = readFacts(ctx, p, f.fc, f.old, f.new, ce.changes)
+				if s.rel != nil {
+					ce.facts = readFacts(ctx, p, f.fc, f.old, f.new, ce.changes)
+				}
 			}()
 		}
 	}

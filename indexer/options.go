@@ -58,6 +58,10 @@ type Options struct {
 	// understand stage, entities, graph, vectors, relations): the baseline
 	// that benchmarks compare the whole pipeline with.
 	ExtractOnly bool
+	// NoRelations skips the code relationships (reading the files' facts,
+	// resolving them, reconciling at the end): the baseline that measures
+	// what they cost. A store synced so lacks them for good.
+	NoRelations bool
 	// CheckEntities makes the entity parsers parse every file version they
 	// derive incrementally whole too, and Result.EntityCheck count the
 	// versions whose entities differ: for checking the incremental parse

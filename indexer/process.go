@@ -46,7 +46,7 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 	if _, err := s.secretScanner(); err != nil {
 		return err
 	}
-	if !s.opts.ExtractOnly {
+	if !s.opts.ExtractOnly && !s.opts.NoRelations {
 		s.rel = newRelater(ctx, s.st, s.path)
 	}
 	s.parserSet = make([]*entity.Parser, s.opts.Workers)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gitmemory/gitmemory/model"
@@ -82,7 +83,15 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 	// gtest.h) is parsed with the C grammar, which makes functions of
 	// templates, enum classes and macro-prefixed declarations: their
 	// calls would come from entities that do not exist.
-	noCalls := fc.Language == "C" && strings.HasSuffix(fc.Path, ".h") && looksLikeCPlusPlus(new)
+	// It is read only when a function changed: the check reads the whole
+	// file, and most of a C history's header changes touch no function.
+	cHeader, isCPlusPlus := fc.Language == "C" && strings.HasSuffix(fc.Path, ".h"), false
+	noCalls := func() bool {
+		if cHeader {
+			cHeader, isCPlusPlus = false, looksLikeCPlusPlus(new)
+		}
+		return isCPlusPlus
+	}
 	var all []entity.Entity // the version's entities, where calls need them
 	first := 0              // the first definition's line
 	types := false          // a class-like entity changed: its bases resolve through the imports
@@ -98,7 +107,7 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 		e := entity.Entity{Kind: entity.Kind(c.Kind), Name: c.Name, StartLine: c.StartLine, EndLine: c.EndLine}
 		switch e.Kind {
 		case entity.KindFunction, entity.KindMethod:
-			if noCalls || filtered && c.Action == model.EntityModified && !within(edited, c.StartLine, c.EndLine) {
+			if noCalls() || filtered && c.Action == model.EntityModified && !within(edited, c.StartLine, c.EndLine) {
 				continue // no call can have changed: its state stands
 			}
 			if all == nil {
@@ -220,15 +229,40 @@ func within(lines []int, start, end int) bool {
 }
 
 // cPlusPlusLine matches a line only C++ writes: a template, a namespace,
-// a class, an access specifier, a name of the standard library.
+// a class, an access specifier, a name of the standard library. Every
+// match lies within one line.
 var cPlusPlusLine = regexp.MustCompile(`(?m)^[ \t]*(template[ \t]*<|namespace[ \t]+\w+[ \t]*\{|class[ \t]+\w+[^;(]*$|(public|private|protected)[ \t]*:[ \t]*$)|\bstd::\w`)
 
+// cPlusPlusWords are the words one of which a file needs before its lines
+// are matched; cPlusPlusLineWords those one of which a line needs to match.
+var (
+	cPlusPlusWords     = [][]byte{[]byte("template"), []byte("namespace"), []byte("class"), []byte("std::")}
+	cPlusPlusLineWords = append(cPlusPlusWords[:4:4], []byte("public"), []byte("private"), []byte("protected"))
+)
+
 // looksLikeCPlusPlus reports whether a source has a line only C++ writes.
-// The words are looked for first: most C headers have none of them.
+// The words are looked for first (most C headers have none of them), then
+// the pattern is matched on the lines that hold one: on a whole header of
+// git's the regexp cost more than the rest of its relationship facts.
 func looksLikeCPlusPlus(src []byte) bool {
-	for _, w := range [][]byte{[]byte("template"), []byte("namespace"), []byte("class"), []byte("std::")} {
-		if bytes.Contains(src, w) {
-			return cPlusPlusLine.Match(src)
+	if !slices.ContainsFunc(cPlusPlusWords, func(w []byte) bool { return bytes.Contains(src, w) }) {
+		return false
+	}
+	for _, w := range cPlusPlusLineWords {
+		for off := 0; off < len(src); {
+			i := bytes.Index(src[off:], w)
+			if i < 0 {
+				break
+			}
+			start := bytes.LastIndexByte(src[:off+i], '\n') + 1
+			end := len(src)
+			if j := bytes.IndexByte(src[off+i:], '\n'); j >= 0 {
+				end = off + i + j
+			}
+			if cPlusPlusLine.Match(src[start:end]) {
+				return true
+			}
+			off = end + 1
 		}
 	}
 	return false

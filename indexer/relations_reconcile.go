@@ -36,7 +36,7 @@ import (
 // checked too (store.SinceRelate), so that a resumed sync ends as an
 // uninterrupted one.
 func (s *Syncer) reconcile(ctx context.Context, root string, branches []BranchResult) error {
-	if s.opts.ExtractOnly || len(branches) == 0 || branches[0].Head == "" {
+	if s.opts.ExtractOnly || s.opts.NoRelations || len(branches) == 0 || branches[0].Head == "" {
 		return nil
 	}
 	earlier, merged, err := s.st.SinceRelate(ctx)

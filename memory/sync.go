@@ -102,6 +102,9 @@ func (h *Home) syncStores(ctx context.Context, st *store.Store, opts SyncOptions
 	if os.Getenv("GITMEMORY_BENCH_EXTRACT_ONLY") != "" {
 		io.ExtractOnly = true // bench/sync-vs-git.sh's baseline
 	}
+	if os.Getenv("GITMEMORY_BENCH_NO_RELATIONS") != "" {
+		io.NoRelations = true // what the code relationships cost (docs/performance.md)
+	}
 	if os.Getenv("GITMEMORY_ENTITY_CHECK") != "" {
 		io.CheckEntities = true // the incremental entity parse against whole parses
 	}
