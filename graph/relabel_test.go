@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	cgraph "github.com/cayleygraph/cayley/graph"
@@ -39,7 +40,7 @@ func TestRelabelKeepsNewEdges(t *testing.T) {
 
 // TestBrokenEdgesRepaired: an edge quad stored without its label by a
 // write before applyReplacing is replaced by the next write of the edge,
-// and removed with it.
+// and removed with it. Only the embedded (kv) store could break one.
 func TestBrokenEdgesRepaired(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, g *Graph) {
 		ctx := context.Background()
@@ -56,7 +57,16 @@ func TestBrokenEdgesRepaired(t *testing.T) {
 		if err := apply(g.qs, tx, "write"); err != nil {
 			t.Fatal(err)
 		}
-		if got := quads(t, g); !slices.Contains(got, `<entity:d.c#d> <CALLS> <entity:b.c#b> .`) {
+		got := quads(t, g)
+		if !strings.HasSuffix(t.Name(), "/bolt") {
+			// Only the kv stores net reference counts over a transaction:
+			// the SQL store keeps every label even in the old transaction.
+			if !slices.Contains(got, `<entity:d.c#d> <CALLS> <entity:b.c#b> "0.8" .`) {
+				t.Fatalf("the SQL store dropped a label: %q", got)
+			}
+			return
+		}
+		if !slices.Contains(got, `<entity:d.c#d> <CALLS> <entity:b.c#b> .`) {
 			t.Fatalf("no broken quad to repair: %q", got)
 		}
 		if err := g.Write(ctx, nil, []Edge{{d, "CALLS", b, 0.8}}); err != nil {
