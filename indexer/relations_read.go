@@ -59,7 +59,6 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 		if fc.Language == "Rust" && old != nil {
 			if s, ok := entity.NewSource(fc.Language, old); ok {
 				f.impls[0], f.implsRead = s.Impls(), true
-				s.Release()
 			}
 		}
 		return f
@@ -68,7 +67,6 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 	if !ok {
 		return nil
 	}
-	defer src.Release()
 	whole := fc.Status != model.Modified || old == nil
 	if whole || touches(fc, func(line []byte) bool { return entity.MayImport(fc.Language, line) }) {
 		f.imports, f.importsRead = src.Imports(0), true
@@ -78,7 +76,6 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 		if !whole {
 			if s, ok := entity.NewSource(fc.Language, old); ok {
 				f.impls[0] = s.Impls()
-				s.Release()
 			}
 		}
 	}

@@ -36,8 +36,8 @@ func (s *Source) Imports(before int) []Import {
 	if before > 0 {
 		text = s.src[:s.offset(before)]
 	}
-	s.toks = tokenizeInto(s.spec, text, s.toks)
-	r := &importReader{lang: s.lang, src: text, toks: s.toks}
+	toks := tokenize(s.spec, text)
+	r := &importReader{lang: s.lang, src: text, toks: toks}
 	r.read()
 	return r.out
 }
