@@ -154,13 +154,21 @@ func looksLikeCode(w string) bool {
 	return false
 }
 
+// searchTerms are a question's words for the keyword search: its
+// content words and the other forms of some of them that commits are
+// more likely to use. Only the search gets the other forms: what the
+// question itself said (how broad it is, what to suggest) stays words.
+func searchTerms(raw string, words []string) []string {
+	return slices.Concat(withSpellings(words), numberTerms(raw), abbreviationTerms(raw), compoundTerms(raw))
+}
+
 // withSpellings adds the American spelling of a British word ("colour":
 // "color", "behaviours": "behaviors"): code, messages and docs are
 // mostly written in American English, and a question in British English
 // would otherwise miss them. Only the -our words: an -ise/-ize rule would
 // also rewrite "raise" and "promise".
 func withSpellings(terms []string) []string {
-	out := terms
+	out := slices.Clip(terms)
 	for _, t := range terms {
 		for _, stem := range ourStems {
 			if rest, ok := strings.CutPrefix(t, stem+"our"); ok && (rest == "" || ourEndings[rest]) {
@@ -181,9 +189,7 @@ var (
 // 1000, as code and commit messages write them. Only numbers of at least
 // ten: "one" and "two" are more often words than quantities.
 func numberTerms(raw string) []string {
-	words := strings.FieldsFunc(strings.ToLower(raw), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	words := strings.Fields(markerText(raw))
 	var out []string
 	for i := 0; i < len(words); i++ {
 		n, ok := smallNumbers[words[i]]
@@ -222,9 +228,7 @@ var (
 // stderr, or "regex" where the manual says regular expression. The long
 // form is searched as a phrase.
 func abbreviationTerms(raw string) []string {
-	text := " " + strings.Join(strings.FieldsFunc(strings.ToLower(raw), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), " ") + " "
+	text := markerText(raw)
 	var out []string
 	for _, p := range abbreviations {
 		short, long, _ := strings.Cut(p, "=")

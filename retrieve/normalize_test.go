@@ -77,3 +77,20 @@ func TestCompoundTerms(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchTermsKeepTheWordsFirst(t *testing.T) {
+	raw := "Why is the built-in stderr colour limit ten thousand?"
+	words := Normalize(raw)
+	got := searchTerms(raw, words)
+	if !slices.Equal(got[:len(words)], words) {
+		t.Fatalf("searchTerms %q: want the words %q first", got, words)
+	}
+	for _, w := range []string{"color", "10000", "standard error", "builtin"} {
+		if !slices.Contains(got[len(words):], w) {
+			t.Errorf("searchTerms %q: no %q", got, w)
+		}
+	}
+	if again := Normalize(raw); !slices.Equal(words, again) {
+		t.Errorf("the question's words changed: %q, want %q", words, again)
+	}
+}

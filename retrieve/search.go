@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -204,14 +203,14 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	a.Mode = mode
-	terms := slices.Concat(withSpellings(Normalize(raw)), numberTerms(raw), abbreviationTerms(raw), compoundTerms(raw))
+	terms := Normalize(raw)
 	rf := extractRefs(raw)
 	cands := &candSet{m: map[string]*cand{}}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(stage("direct matches", func() error { return s.direct(gctx, raw, rf, cands, a) }))
 	if mode == ModeHybrid || mode == ModeKeyword {
-		g.Go(stage("keyword search", func() error { return s.keyword(gctx, terms, rf, cands) }))
+		g.Go(stage("keyword search", func() error { return s.keyword(gctx, searchTerms(raw, terms), rf, cands) }))
 	}
 	if mode == ModeHybrid || mode == ModeVector {
 		g.Go(stage("vector search", func() error { return s.vector(gctx, raw, cands, a) }))
