@@ -109,7 +109,7 @@ func (ix *Index) loadLocked(ctx context.Context) (*memIndex, error) {
 			}
 			mem.loadPut(r.meta[MetaCommit], r.id, r.meta, r.vec)
 		case opDelCommit:
-			mem.loadDrop(r.commit)
+			mem.dropRows(r.commit)
 		}
 		return nil
 	})
