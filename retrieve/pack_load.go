@@ -168,38 +168,22 @@ func loadPackNotes(ctx context.Context, db *sql.DB, idList string, byID map[int6
 }
 
 // loadPackBodies reads the message bodies of the commits, for their
-// evidence, from the keyword index: one query for all, where the "msg:"
-// blobs would take one each (GetBlob), and the row holds the body apart
-// from the subject. A commit without a row keeps an empty body.
+// evidence, in one query. A commit without a stored message keeps an
+// empty body.
 func loadPackBodies(ctx context.Context, db *sql.DB, cs []*packCommit) error {
-	byID, idList := packByID(cs)
-	err := packRows(ctx, db, `SELECT rowid, body FROM search WHERE rowid IN (SELECT value FROM json_each(?))`,
-		idList, func(r *sql.Rows) error {
-			var id int64
-			var body string
-			if err := r.Scan(&id, &body); err != nil {
-				return err
-			}
-			if c := byID[id]; c != nil {
-				c.body = indexedBody(body)
-			}
-			return nil
-		})
+	keys := make([]string, len(cs))
+	for i, c := range cs {
+		keys[i] = store.MessageKey(c.hash)
+	}
+	msgs, err := store.GetBlobs(ctx, db, keys)
 	if err != nil {
 		return fmt.Errorf("pack message bodies: %w", err)
 	}
-	return nil
-}
-
-// indexedBody undoes store.SearchText on a body read from the keyword
-// index: the line of identifier parts it appended ("parse config file" for
-// parseConfigFile), which is no sentence of the message. The issue keys
-// the index appends as lines of their own are left: evidence skips them.
-func indexedBody(body string) string {
-	if i := strings.LastIndexByte(body, '\n'); i >= 0 && store.SearchText(body[:i]) == body {
-		return body[:i]
+	for i, c := range cs {
+		_, body, _ := strings.Cut(string(msgs[keys[i]]), "\n")
+		c.body = body
 	}
-	return body
+	return nil
 }
 
 // packEntityInfo is an entity the query named, with its newest live change.

@@ -129,3 +129,37 @@ func Strings(ctx context.Context, q Querier, query string, args ...any) ([]strin
 	})
 	return out, err
 }
+
+// GetBlobs returns the blobs stored under keys, by key, in one query; a
+// key not stored is absent from the map.
+func GetBlobs(ctx context.Context, q Querier, keys []string) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(keys))
+	for i, k := range keys {
+		args[i] = k
+	}
+	err := EachRow(ctx, q, `SELECT key, codec, size, data FROM blobs WHERE key IN (`+Marks(len(keys))+`)`, args,
+		func(r *sql.Rows) error {
+			var key string
+			var codec, size int
+			var data []byte
+			if err := r.Scan(&key, &codec, &size, &data); err != nil {
+				return err
+			}
+			if codec != codecRaw {
+				var err error
+				if data, err = decoder.DecodeAll(data, make([]byte, 0, size)); err != nil {
+					return fmt.Errorf("decode blob %s: %w", key, err)
+				}
+			}
+			out[key] = data
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("get blobs: %w", err)
+	}
+	return out, nil
+}

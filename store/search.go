@@ -132,7 +132,7 @@ func (s *Store) IndexSearchBackfill(ctx context.Context) (int, error) {
 		Scan(&missing); err != nil || !missing {
 		return 0, err
 	}
-	rows, err := s.DB.QueryContext(ctx, `SELECT hash FROM commits WHERE id NOT IN (SELECT rowid FROM search)`)
+	rows, err := s.DB.QueryContext(ctx, `SELECT hash FROM commits WHERE id NOT IN (SELECT id FROM search_docsize)`)
 	if err != nil {
 		return 0, err
 	}

@@ -63,8 +63,10 @@ var tables = map[string]string{
 	"entity_changes": `SELECT c.hash, e.key, x.action, x.start_line, x.end_line, x.signature, COALESCE(r.key, '')
 		FROM entity_changes x JOIN commits c ON c.id = x.commit_id JOIN entities e ON e.id = x.entity_id
 		LEFT JOIN entities r ON r.id = x.replaces`,
-	"search": `SELECT c.hash, s.subject, s.body, s.summary, s.notes, s.paths, s.entities
-		FROM search s JOIN commits c ON c.id = s.rowid`,
+	// The keyword index keeps no copy of its text: each row's columns are
+	// printed as the index holds them, each token (stemmed) at its offset.
+	"search": `SELECT c.hash, v.col, group_concat(v.term || '@' || v.offset, ' ' ORDER BY v.offset, v.term)
+		FROM temp.search_terms v JOIN commits c ON c.id = v.doc GROUP BY v.doc, v.col`,
 	"lookup_keys": `SELECT k.key, k.live, k.severity, k.time, c.hash FROM lookup_keys k JOIN commits c ON c.id = k.commit_id`,
 	"couplings":   `SELECT * FROM couplings`,
 	"verified_by": `SELECT * FROM verified_by`,
@@ -92,9 +94,19 @@ func Dump(ctx context.Context, dir string, w io.Writer, opts Options) error {
 		names = append(names, t)
 	}
 	slices.Sort(names)
+	// One connection, so that the temporary vocabulary table is visible to
+	// the query that reads it.
+	conn, err := st.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE temp.search_terms USING fts5vocab(main, search, instance)`); err != nil {
+		return fmt.Errorf("keyword index terms: %w", err)
+	}
 	bw := bufio.NewWriter(w)
 	for _, t := range names {
-		if err := dumpTable(ctx, st.DB, t, tables[t], bw); err != nil {
+		if err := dumpTable(ctx, conn, t, tables[t], bw); err != nil {
 			return fmt.Errorf("%s: %w", t, err)
 		}
 	}
@@ -107,7 +119,7 @@ func Dump(ctx context.Context, dir string, w io.Writer, opts Options) error {
 	return bw.Flush()
 }
 
-func dumpTable(ctx context.Context, db *sql.DB, table, query string, w io.Writer) error {
+func dumpTable(ctx context.Context, db *sql.Conn, table, query string, w io.Writer) error {
 	rows, err := db.QueryContext(ctx, query)
 	if err != nil {
 		return err
