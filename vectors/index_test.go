@@ -529,8 +529,8 @@ func TestIndexCompact(t *testing.T) {
 	}
 	st1, _ := ix.Status()
 	// Each of the 100 live documents keeps at least its dense word-vector
-	// half: 100 floats.
-	if st1.LogBytes*5 > st0.LogBytes || st1.LogBytes < int64(100*100*4) {
+	// half: 100 bytes.
+	if st1.LogBytes*5 > st0.LogBytes || st1.LogBytes < int64(100*100) {
 		t.Errorf("log %d bytes before, %d after compaction of 100 live of 600 written", st0.LogBytes, st1.LogBytes)
 	}
 	// Writes after the compaction go to the new log.

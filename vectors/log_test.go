@@ -2,6 +2,7 @@ package vectors
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -9,72 +10,142 @@ import (
 	"testing"
 )
 
-// A vector that is mostly zeros is stored sparse and replays bit for bit,
-// negative zero included; a dense one keeps the dense op.
-func TestLogPutSparseRoundTrip(t *testing.T) {
+// A put stores each element in a byte: the decoded vector is within
+// 1/127 of the largest element of the original, its zeros stay zeros,
+// and it encodes to the very same bytes again, so that compacting a log
+// changes nothing it holds.
+func TestLogPutQuantRoundTrip(t *testing.T) {
 	negZero := float32(math.Copysign(0, -1))
 	for _, tc := range []struct {
-		name   string
-		vec    []float32
-		sparse bool
+		name string
+		vec  []float32
 	}{
-		{"mostly zeros", []float32{0, 0, 0.5, 0, 0, 0, 0, 0, 0, 0, -0.25, 0, 0}, true},
-		{"negative zero kept", []float32{negZero, 0, 0, 0, 0, 0, 0, 0, 0, 1}, true},
-		{"all zeros", make([]float32, 384), true},
-		{"dense", []float32{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}, false},
-		{"one zero is already smaller sparse", []float32{0.1, 0.2, 0.3, 0.4, 0, 0.6, 0.7}, true},
-		{"empty", nil, false},
+		{"mostly zeros", []float32{0, 0, 0.5, 0, 0, 0, 0, 0, 0, 0, -0.25, 0, 0}},
+		{"negative zero", []float32{negZero, 0, 0, 0, 0, 0, 0, 0, 0, 1}},
+		{"all zeros", make([]float32, 384)},
+		{"dense", []float32{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}},
+		{"a power of two largest", []float32{0.25, -0.125, 0.0001, 0.03}},
+		{"tiny", []float32{1e-30, -3e-31, 0, 2e-32}},
+		{"large", []float32{1e20, -5e19, 1}},
+		{"empty", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var enc encoder
 			enc.put("doc", map[string]string{MetaCommit: "c"}, tc.vec)
-			if op := enc.buf[0]; (op == opPutSparse) != tc.sparse {
-				t.Fatalf("op %d, want sparse %v", op, tc.sparse)
+			if op := enc.buf[0]; op != opPutQuant {
+				t.Fatalf("op %d, want %d", op, opPutQuant)
 			}
-			var got []record
-			err := decodePayload(enc.buf, func(r *record) error { got = append(got, *r); return nil })
-			if err != nil || len(got) != 1 {
-				t.Fatalf("decode: %v, %d records", err, len(got))
-			}
-			r := got[0]
+			r := decodeOne(t, enc.buf)
 			if r.op != opPut || r.id != "doc" || r.meta[MetaCommit] != "c" || len(r.vec) != len(tc.vec) {
 				t.Fatalf("decoded %+v", r)
 			}
-			for i := range tc.vec {
-				if math.Float32bits(r.vec[i]) != math.Float32bits(tc.vec[i]) {
-					t.Fatalf("element %d: %v, want %v", i, r.vec[i], tc.vec[i])
+			var largest float64
+			for _, x := range tc.vec {
+				largest = max(largest, math.Abs(float64(x)))
+			}
+			for i, x := range tc.vec {
+				if d := math.Abs(float64(r.vec[i] - x)); d > largest/127 || x == 0 && r.vec[i] != 0 {
+					t.Fatalf("element %d: %v, want %v within %v", i, r.vec[i], x, largest/127)
 				}
+			}
+			var again encoder
+			again.put("doc", map[string]string{MetaCommit: "c"}, r.vec)
+			if r2 := decodeOne(t, again.buf); !slices.Equal(r2.vec, r.vec) {
+				t.Fatalf("decoded again %v, first %v", r2.vec, r.vec)
 			}
 		})
 	}
 }
 
-func TestLogPutSparseSmaller(t *testing.T) {
+func decodeOne(t *testing.T, payload []byte) record {
+	t.Helper()
+	var got []record
+	err := decodePayload(payload, func(r *record) error { got = append(got, *r); return nil })
+	if err != nil || len(got) != 1 {
+		t.Fatalf("decode: %v, %d records", err, len(got))
+	}
+	return got[0]
+}
+
+// Logs written by older builds hold dense (op 1) and sparse (op 3) puts
+// of float32s: they replay bit for bit, negative zero included.
+func TestLogReadsOlderPuts(t *testing.T) {
+	vec := []float32{float32(math.Copysign(0, -1)), 0, 0.5, 0, 0, 0, 0, 0, 0, -0.1}
+	for _, op := range []byte{opPut, opPutSparse} {
+		payload := legacyPut(op, "doc", vec)
+		r := decodeOne(t, payload)
+		if r.op != opPut || r.id != "doc" || len(r.vec) != len(vec) {
+			t.Fatalf("op %d decoded %+v", op, r)
+		}
+		for i := range vec {
+			if math.Float32bits(r.vec[i]) != math.Float32bits(vec[i]) {
+				t.Fatalf("op %d element %d: %v, want %v", op, i, r.vec[i], vec[i])
+			}
+		}
+	}
+}
+
+// legacyPut encodes a put as builds before the quantized op did: op 1
+// with every float, op 3 with a mask of the non-zero bit patterns.
+func legacyPut(op byte, id string, vec []float32) []byte {
+	e := encoder{buf: []byte{op}}
+	e.str(id)
+	e.buf = binary.AppendUvarint(e.buf, 0)
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(vec)))
+	if op == opPut {
+		for _, x := range vec {
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(x))
+		}
+		return e.buf
+	}
+	mask := len(e.buf)
+	e.buf = append(e.buf, make([]byte, maskBytes(len(vec)))...)
+	for i, x := range vec {
+		if b := math.Float32bits(x); b != 0 {
+			e.buf[mask+i/8] |= 1 << (i % 8)
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, b)
+		}
+	}
+	return e.buf
+}
+
+func TestLogPutSmaller(t *testing.T) {
 	vec := make([]float32, 484)
 	for i := 0; i < 40; i++ {
 		vec[i*9] = float32(i + 1)
 	}
 	var enc encoder
 	enc.put("d", nil, vec)
-	if dense := 4 * len(vec); len(enc.buf) > dense/3 {
-		t.Fatalf("sparse put of 40 of 484 elements takes %d bytes; dense floats alone are %d", len(enc.buf), dense)
+	if dense := 4 * len(vec); len(enc.buf) > dense/16 {
+		t.Fatalf("a put of 40 of 484 elements takes %d bytes; dense floats alone are %d", len(enc.buf), dense)
 	}
 }
 
 // A mask that marks elements past the vector's end is corruption, not a
 // longer vector.
-func TestLogPutSparseMaskPastEnd(t *testing.T) {
-	var enc encoder
-	enc.put("d", nil, []float32{0, 0, 0, 0, 0, 0, 0, 0, 0, 1}) // 10 dims: mask of 2 bytes, bit 9 set
-	mask := len(enc.buf) - 4 - 2
-	enc.buf[mask+1] |= 1 << 7 // element 15 of 10
-	err := decodePayload(enc.buf, func(*record) error { return nil })
-	if !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("got %v, want ErrCorrupt", err)
+func TestLogPutMaskPastEnd(t *testing.T) {
+	for _, op := range []byte{opPutSparse, opPutQuant} {
+		vec := []float32{0, 0, 0, 0, 0, 0, 0, 0, 0, 1} // 10 dims: mask of 2 bytes, bit 9 set
+		var buf []byte
+		var mask int
+		if op == opPutSparse {
+			buf = legacyPut(op, "d", vec)
+			mask = len(buf) - 4 - 2
+		} else {
+			var enc encoder
+			enc.put("d", nil, vec)
+			buf = enc.buf
+			mask = len(buf) - 1 - 1 - 2 // one stored byte, a one-byte exponent
+		}
+		buf[mask+1] |= 1 << 7 // element 15 of 10
+		err := decodePayload(buf, func(*record) error { return nil })
+		if !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("op %d: got %v, want ErrCorrupt", op, err)
+		}
 	}
 }
 
-// Decoding a frame of 512 sparse local-embedder documents, as a cold query
+// Decoding a frame of 512 local-embedder documents, as a cold query
 // does for every frame of the log.
 func BenchmarkDecodeSparseFrame(b *testing.B) {
 	var enc encoder

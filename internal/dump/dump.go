@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,6 +202,7 @@ const (
 	opPut      = 1
 	opDelete   = 2
 	opSparse   = 3
+	opQuant    = 4
 )
 
 // dumpVectors prints the marker and the live documents of each log.
@@ -327,7 +329,7 @@ func applyOps(p []byte, byCommit map[string]map[string]string) error {
 		op := p[0]
 		p = p[1:]
 		switch op {
-		case opPut, opSparse:
+		case opPut, opSparse, opQuant:
 			id, ok := str()
 			if !ok {
 				return bad
@@ -354,7 +356,7 @@ func applyOps(p []byte, byCommit map[string]map[string]string) error {
 				return bad
 			}
 			var vec []byte
-			if vec, p, ok = vectorBytes(op == opSparse, dims, p); !ok {
+			if vec, p, ok = vectorBytes(op, dims, p); !ok {
 				return bad
 			}
 			sort.Strings(meta)
@@ -377,10 +379,10 @@ func applyOps(p []byte, byCommit map[string]map[string]string) error {
 
 // vectorBytes reads a put's vector from p as dense little-endian floats,
 // expanding a sparse one (a mask of the stored elements, then those
-// elements), so that both encodings of a vector print alike; it returns
-// the rest of p.
-func vectorBytes(sparse bool, dims int, p []byte) (vec, rest []byte, ok bool) {
-	if !sparse {
+// elements as floats, or as an exponent and int8s), so that every
+// encoding of a vector prints alike; it returns the rest of p.
+func vectorBytes(op byte, dims int, p []byte) (vec, rest []byte, ok bool) {
+	if op == opPut {
 		if 4*dims > len(p) {
 			return nil, nil, false
 		}
@@ -391,9 +393,25 @@ func vectorBytes(sparse bool, dims int, p []byte) (vec, rest []byte, ok bool) {
 		return nil, nil, false
 	}
 	vec = make([]byte, 4*dims)
-	stored := p[mask:]
+	stored, exp := p[mask:], 0
+	if op == opQuant {
+		e, n := binary.Varint(stored)
+		if n <= 0 {
+			return nil, nil, false
+		}
+		stored, exp = stored[n:], int(e)
+	}
 	for i := range dims {
 		if p[i/8]&(1<<(i%8)) == 0 {
+			continue
+		}
+		if op == opQuant {
+			if len(stored) < 1 {
+				return nil, nil, false
+			}
+			x := float32(int8(stored[0])) * float32(math.Ldexp(1, exp))
+			binary.LittleEndian.PutUint32(vec[4*i:], math.Float32bits(x))
+			stored = stored[1:]
 			continue
 		}
 		if len(stored) < 4 {
