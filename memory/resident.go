@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 
@@ -56,6 +57,11 @@ func (h *Home) Hold(ctx context.Context, name string) error {
 	}
 	if hd.st, err = store.Open(ctx, dir); err != nil {
 		return fail(err)
+	}
+	// A daemon holds the graph open while it syncs, so it compacts what
+	// its earlier syncs grew when it takes the repository up again.
+	if _, _, err := graph.CompactIfGrown(h.graphAddr(name, repo)); err != nil {
+		slog.Warn("graph not compacted", "repository", name, "err", err)
 	}
 	if hd.g, err = graph.Open(ctx, h.graphAddr(name, repo)); err != nil {
 		return fail(errors.Join(err, hd.st.Close()))

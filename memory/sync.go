@@ -47,7 +47,9 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 	var res *indexer.Result
 	err := h.withStore(ctx, name, func(st *store.Store) error {
 		var err error
+		var graphAddr string
 		res, err = h.syncStores(ctx, st, opts, func(addr string) (*graph.Graph, *vectors.Index, func(), error) {
+			graphAddr = addr
 			g, err := graph.Open(ctx, addr)
 			if err != nil {
 				return nil, nil, nil, err
@@ -58,6 +60,15 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 			}
 			return g, vec, func() { g.Close(); vec.Close() }, nil
 		})
+		if err == nil && res != nil && res.Indexed > 0 {
+			// Closed by now, and still under the writer lock. (A daemon
+			// holds its graphs open and compacts them when it takes a
+			// repository up: Hold.) A graph left as it was is only
+			// larger: the sync stands.
+			if _, _, cerr := graph.CompactIfGrown(graphAddr); cerr != nil {
+				slog.Warn("graph not compacted", "repository", name, "err", cerr)
+			}
+		}
 		return err
 	})
 	return res, err

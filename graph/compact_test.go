@@ -1,0 +1,74 @@
+package graph
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/cayleygraph/quad"
+)
+
+// TestCompactIfGrown: a graph written in random key order is compacted to
+// a smaller file that holds the very same quads and takes further writes;
+// an ungrown graph and a graph under the minimum are left alone.
+func TestCompactIfGrown(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := generate(1500)
+	g := open(t, dir)
+	load(t, g, s)
+	before := allQuads(t, g)
+	g.Close()
+	if b, a, err := CompactIfGrown(dir); err != nil || b != 0 || a != 0 {
+		t.Fatalf("under the minimum: compacted %d -> %d, %v", b, a, err)
+	}
+
+	defer func(m int64) { compactMinBytes = m }(compactMinBytes)
+	compactMinBytes = 0
+	// A copy a killed compaction left behind is no obstacle.
+	if err := os.WriteFile(filepath.Join(dir, compactTmp), []byte("torn"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, a, err := CompactIfGrown(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a <= 0 || a*3 > b*2 {
+		t.Errorf("compacted %d bytes to %d, want at most two thirds", b, a)
+	}
+	if _, err := os.Stat(filepath.Join(dir, compactTmp)); !os.IsNotExist(err) {
+		t.Errorf("temporary copy left: %v", err)
+	}
+	if b, a, err := CompactIfGrown(dir); err != nil || b != 0 || a != 0 {
+		t.Errorf("not grown since: compacted %d -> %d, %v", b, a, err)
+	}
+	g = open(t, dir)
+	if got := allQuads(t, g); !slices.Equal(got, before) {
+		t.Fatalf("compacted graph holds %d quads, want the %d it held", len(got), len(before))
+	}
+	if err := g.Write(ctx, []Node{{ID: "file:new.go", Type: "File"}}, []Edge{{"repo:bench", "CONTAINS", "file:new.go", 1}}); err != nil {
+		t.Fatalf("write after compaction: %v", err)
+	}
+}
+
+func allQuads(t *testing.T, g *Graph) []string {
+	t.Helper()
+	var out []string
+	err := g.EachQuad(context.Background(), func(q quad.Quad) error {
+		out = append(out, q.NQuad())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestCompactIfGrownNoGraph(t *testing.T) {
+	if b, a, err := CompactIfGrown(filepath.Join(t.TempDir(), "none")); err != nil || b != 0 || a != 0 {
+		t.Fatalf("no graph: %d -> %d, %v", b, a, err)
+	}
+}
