@@ -5,6 +5,7 @@
 #   bash vectors/wordvec/build.sh            # install packages, extract, train, write
 #   SKIP_APT=1 bash vectors/wordvec/build.sh # packages already installed
 #   MIRRORS=DIR bash vectors/wordvec/build.sh # DIR/<owner>+<name>/repo instead of cloning
+#   KEEP_DOCS=1 bash vectors/wordvec/build.sh # reuse $WORK/docs.txt of an earlier run
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -37,14 +38,23 @@ if [ -z "${SKIP_APT:-}" ]; then
 fi
 
 mkdir -p "$WORK"
-rm -f "$WORK"/corpus.txt "$WORK"/docs.txt "$WORK"/commits.txt "$WORK"/doc_counts*.txt \
-	"$WORK"/model.bin "$WORK"/model.vec
+# KEEP_DOCS: the documentation depends only on the packages, so a run that
+# changes the commit list can reuse the extraction of an earlier one.
+if [ -n "${KEEP_DOCS:-}" ] && [ -s "$WORK/docs.txt" ] && [ -s "$WORK/doc_counts.txt" ]; then
+	rm -f "$WORK"/corpus.txt "$WORK"/commits.txt "$WORK"/doc_counts_all.txt "$WORK"/model.bin "$WORK"/model.vec
+else
+	KEEP_DOCS=
+	rm -f "$WORK"/corpus.txt "$WORK"/docs.txt "$WORK"/commits.txt "$WORK"/doc_counts*.txt \
+		"$WORK"/model.bin "$WORK"/model.vec
+fi
 dpkg-query -W -f='${Package} ${Version}\n' "${PACKAGES[@]}" | tee "$WORK/versions.txt"
 
 export PYTHONHASHSEED=0 LC_ALL=C.UTF-8
 
 echo "== extract $(date +%T)"
-python3 "$HERE/extract.py" "$WORK/docs.txt" "$WORK/stats.json" "$WORK/doc_counts.txt"
+if [ -z "${KEEP_DOCS:-}" ]; then
+	python3 "$HERE/extract.py" "$WORK/docs.txt" "$WORK/stats.json" "$WORK/doc_counts.txt"
+fi
 
 echo "== commit messages $(date +%T)"
 # commits.tsv: owner/name, the commit the history is read from, licence.
