@@ -265,7 +265,11 @@ func (r *Repo) lookup(t *tree, p string) (side, error) {
 
 func join(prefix, name string) string {
 	if prefix == "" {
-		return name
+		// A name is a span of its tree's raw bytes: a path kept after
+		// the diff (a file change's, a memo's key) must not hold the
+		// whole root tree alive with it. On git/git, root trees held so
+		// grew to over 100 MB of the live heap by the end of a sync.
+		return strings.Clone(name)
 	}
 	return prefix + "/" + name
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -31,28 +30,6 @@ func main() {
 	stopProfiles()
 	stop()
 	os.Exit(code)
-}
-
-// startProfiles writes CPU and heap profiles when GITMEMORY_CPUPROFILE or
-// GITMEMORY_MEMPROFILE name files: for measuring a real sync.
-func startProfiles() func() {
-	cpu, mem := os.Getenv("GITMEMORY_CPUPROFILE"), os.Getenv("GITMEMORY_MEMPROFILE")
-	if cpu != "" {
-		if f, err := os.Create(cpu); err == nil {
-			pprof.StartCPUProfile(f)
-		}
-	}
-	return func() {
-		if cpu != "" {
-			pprof.StopCPUProfile()
-		}
-		if mem != "" {
-			if f, err := os.Create(mem); err == nil {
-				pprof.Lookup("allocs").WriteTo(f, 0)
-				f.Close()
-			}
-		}
-	}
 }
 
 // run executes one command line and returns the exit code; tests call it
