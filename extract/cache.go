@@ -1,6 +1,10 @@
 package extract
 
-import "github.com/go-git/go-git/v5/plumbing"
+import (
+	"unsafe"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
 
 // cache keeps values up to a byte budget with two generations instead of
 // per-entry LRU bookkeeping: when the young map is full it becomes the old
@@ -29,6 +33,11 @@ func (c *genCache[K, V]) get(k K) (V, bool) {
 	return zero, false
 }
 
+// clear drops every entry.
+func (c *genCache[K, V]) clear() {
+	c.young, c.old, c.size = map[K]V{}, nil, 0
+}
+
 func (c *genCache[K, V]) put(k K, v V) {
 	n := c.sizeOf(v)
 	if c.size+n > c.max {
@@ -49,13 +58,10 @@ func newByteCache(max int) *genCache[plumbing.Hash, []byte] {
 	return newCache[plumbing.Hash](max, func(b []byte) int { return len(b) })
 }
 
-// treeBytes estimates a decoded tree's memory as it was when each entry
-// held its own name header (96 bytes an entry), so that the cache keeps as
-// many trees as before.
+// treeBytes is a decoded tree's memory: its entries, and the raw object
+// whose bytes hold their names (shared with the offset cache while it
+// keeps them, counted here too so that the tree cache alone stays within
+// its budget).
 func treeBytes(t *tree) int {
-	n := 128
-	for i := range t.Entries {
-		n += 96 + int(t.Entries[i].end-t.Entries[i].off)
-	}
-	return n
+	return 64 + len(t.names) + cap(t.Entries)*int(unsafe.Sizeof(treeEntry{}))
 }

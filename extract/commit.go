@@ -276,18 +276,24 @@ func (r *Repo) fileChange(ch change) (fc model.FileChange, oldData, newData []by
 // is larger than limit. Contents are cached by hash: a file's new version
 // in one commit is its old version in the next, and go-git would resolve
 // its delta chain again.
+//
+// A blob in a pack is not cached here: the pack reader's offset cache
+// holds the same bytes, and a second cache of them by hash doubled what
+// stayed live.
 func (r *Repo) blob(h plumbing.Hash, limit int64) ([]byte, error) {
 	if b, ok := r.blobs.get(h); ok {
 		return b, nil
 	}
-	data, err := r.object(plumbing.BlobObject, h, limit)
+	data, packed, err := r.readObject(plumbing.BlobObject, h, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
 	if data == nil {
 		return nil, nil // larger than limit
 	}
-	r.blobs.put(h, data)
+	if !packed {
+		r.blobs.put(h, data)
+	}
 	return data, nil
 }
 
@@ -295,26 +301,33 @@ func (r *Repo) blob(h plumbing.Hash, limit int64) ([]byte, error) {
 // a loose or borrowed object. Content larger than limit is not read: it
 // returns nil.
 func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash, limit int64) ([]byte, error) {
+	data, _, err := r.readObject(t, h, limit)
+	return data, err
+}
+
+// readObject is object, also saying whether the content came from a pack.
+func (r *Repo) readObject(t plumbing.ObjectType, h plumbing.Hash, limit int64) ([]byte, bool, error) {
 	if r.packs != nil {
 		typ, data, err := r.packs.read(h, limit)
 		if err == nil {
 			if typ != int(t) {
-				return nil, fmt.Errorf("%s is a %v, not a %v", h, plumbing.ObjectType(typ), t)
+				return nil, false, fmt.Errorf("%s is a %v, not a %v", h, plumbing.ObjectType(typ), t)
 			}
-			return data, nil
+			return data, true, nil
 		}
 		if !errors.Is(err, errNotInPack) {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	obj, err := r.store.EncodedObject(t, h)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if obj.Size() > limit {
-		return nil, nil
+		return nil, false, nil
 	}
-	return readAll(obj)
+	data, err := readAll(obj)
+	return data, false, err
 }
 
 // readAll reads an object's content into a slice of its exact size: a

@@ -203,7 +203,12 @@ func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte
 		if err != nil {
 			return 0, nil, err
 		}
-		pr.cache.put(offsetKey{pi, off}, cached{typ, data})
+		// A commit or tag is read once, for itself: cached, the history's
+		// commits would push out the trees and blobs that later reads
+		// and deltas need. (As a delta's base, depth > 0, it is kept.)
+		if depth > 0 || (typ != objCommit && typ != objTag) {
+			pr.cache.put(offsetKey{pi, off}, cached{typ, data})
+		}
 		return typ, data, nil
 	case objOFSDelta, objREFDelta:
 	default:
@@ -240,7 +245,9 @@ func (pr *packReader) at(pi int, off int64, limit int64, depth int) (int, []byte
 	if int64(len(data)) > limit {
 		return base.typ, nil, nil
 	}
-	pr.cache.put(offsetKey{pi, off}, cached{base.typ, data})
+	if depth > 0 || (base.typ != objCommit && base.typ != objTag) {
+		pr.cache.put(offsetKey{pi, off}, cached{base.typ, data})
+	}
 	return base.typ, data, nil
 }
 

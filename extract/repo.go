@@ -41,9 +41,11 @@ type Options struct {
 	// diff.renameLimit: above limit² candidate pairs only exact renames
 	// are found, because scoring is quadratic.
 	RenameLimit int
-	// CacheBytes bounds the memory of each opened repository's caches:
-	// half for go-git's object cache, a quarter each for decoded trees
-	// and blob contents. (Each cache holds up to two generations.)
+	// CacheBytes bounds the memory of each opened repository's caches,
+	// both generations of each counted: object contents (pack objects by
+	// offset, or blobs read through go-git) take half, decoded trees'
+	// entries a quarter, and go-git's cache of loose objects, which the
+	// other caches sit above, the rest.
 	CacheBytes int64
 }
 
@@ -58,10 +60,13 @@ func (o Options) withDefaults() Options {
 		o.RenameLimit = 1000
 	}
 	if o.CacheBytes <= 0 {
-		o.CacheBytes = 256 << 20
+		o.CacheBytes = DefaultCacheBytes
 	}
 	return o
 }
+
+// DefaultCacheBytes is Options.CacheBytes's default.
+var DefaultCacheBytes int64 = 256 << 20
 
 // Repo is an open repository. A Repo is not safe for concurrent use: open
 // one per goroutine (they share nothing but the files).
@@ -109,7 +114,7 @@ func Open(path string, opts Options) (*Repo, error) {
 	// (clone --shared or --reference) name absolute paths, which go-git
 	// resolves inside the repository's own directory unless given the
 	// whole file system.
-	st := filesystem.NewStorageWithOptions(fsStore.Filesystem(), cache.NewObjectLRU(cache.FileSize(opts.CacheBytes/2)),
+	st := filesystem.NewStorageWithOptions(fsStore.Filesystem(), cache.NewObjectLRU(cache.FileSize(opts.CacheBytes/4)),
 		filesystem.Options{KeepDescriptors: true, AlternatesFS: osfs.New("/", osfs.WithBoundOS())})
 	repo, err := git.Open(st, nil)
 	if err != nil {
@@ -120,7 +125,7 @@ func Open(path string, opts Options) (*Repo, error) {
 	if wtErr == nil {
 		root = wt.Filesystem.Root()
 	}
-	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(int(opts.CacheBytes / 4)),
+	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(int(opts.CacheBytes / 8)),
 		blobs: newByteCache(int(opts.CacheBytes / 4)), langs: map[langKey]string{},
 		bare: errors.Is(wtErr, git.ErrIsBareRepository)}
 	if r.packs, err = openPacks(objectsDir(fsStore.Filesystem().Root()), int(opts.CacheBytes/4)); err != nil {
@@ -186,6 +191,19 @@ func objectsDir(gitDir string) string {
 func (r *Repo) ReleaseMemory() {
 	if r.packs != nil {
 		r.packs.release()
+	}
+}
+
+// DropCaches empties the caches of decoded objects; they fill again as
+// objects are read. A sync calls it once the history is extracted, so that
+// what it does after (co-evolution over the whole history) does not add
+// its memory to theirs.
+func (r *Repo) DropCaches() {
+	r.trees.clear()
+	r.blobs.clear()
+	clear(r.langs)
+	if r.packs != nil {
+		r.packs.cache.clear()
 	}
 }
 

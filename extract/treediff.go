@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -73,7 +74,14 @@ func parseTree(raw []byte) (*tree, error) {
 	if len(raw) > math.MaxUint32 {
 		return nil, errors.New("tree larger than 4 GiB")
 	}
-	s := string(raw)
+	// The names are read in place: raw is an object's content as the pack
+	// reader or go-git returned it, allocated for it and never written
+	// again (the offset cache hands the same bytes to every reader), so a
+	// copy only doubled each cached tree's memory.
+	var s string
+	if len(raw) > 0 {
+		s = unsafe.String(&raw[0], len(raw))
+	}
 	t := &tree{names: s, Entries: make([]treeEntry, 0, bytes.Count(raw, []byte{0}))}
 	for at := 0; at < len(s); {
 		rest := s[at:]

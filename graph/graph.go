@@ -78,7 +78,8 @@ const (
 // Graph is a knowledge graph over one Cayley quad store. It is safe for
 // concurrent reads; see the package comment for writers.
 type Graph struct {
-	qs cgraph.QuadStore
+	qs   cgraph.QuadStore
+	bolt *boltdb.DB // the embedded store's file, for ReleaseMemory; nil on PostgreSQL
 }
 
 // Open opens (creating if needed) the graph at addr: a directory path for
@@ -136,7 +137,7 @@ func openBolt(ctx context.Context, dir string) (*Graph, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open graph %s: %w", path, err), db.Close())
 	}
-	return &Graph{qs: qs}, nil
+	return &Graph{qs: qs, bolt: db.DB()}, nil
 }
 
 // Close releases the store (and bolt's file lock).

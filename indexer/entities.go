@@ -255,6 +255,7 @@ func (s *Syncer) entityStage(ctx context.Context, in <-chan []outcome, out chan<
 			<-job.done
 		}
 		if err != nil {
+			s.sources.Release(sourceWeight(job.batch))
 			continue // drain, so that the dispatcher ends
 		}
 		s.finishEntities(job)
@@ -294,6 +295,7 @@ func (s *Syncer) parseShare(ctx context.Context, p *entity.Parser, part int, job
 // redacted and with renames linked, and prepares the batch's writes.
 func (s *Syncer) finishEntities(job *entityJob) {
 	batch := job.batch
+	s.sources.Release(sourceWeight(batch))
 	for i := range batch {
 		o := &batch[i]
 		o.files = nil

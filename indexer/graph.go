@@ -96,8 +96,12 @@ func fileEdges(id string, fc model.FileChange) []graph.Edge {
 
 // graphBatches is how many written batches the graph stage gathers into
 // one write: each of Cayley's bolt transactions rewrites every page its
-// quads touch and syncs the file, so fewer and larger ones cost less.
-const graphBatches = 8
+// quads touch and syncs the file, so fewer and larger ones cost less; but
+// a transaction's pages stay resident until it ends (bolt's mapping of the
+// file, and its dirty nodes in the Go heap), and those grow with the
+// graph: late in git/git's history, eight batches' transactions held
+// about 150 MB of the mapping and 66 MB of nodes.
+const graphBatches = 4
 
 // derivedWrite is what the graph stage writes for some commits: their
 // graph edges and vector documents, taken from the commits as they come,
@@ -138,6 +142,11 @@ func (s *Syncer) graphStage(ctx context.Context, written <-chan []outcome) error
 				return err
 			}
 			pending = derivedWrite{}
+			if g := s.opts.Graph; g != nil {
+				if err := g.ReleaseMemory(); err != nil {
+					return fmt.Errorf("graph: %w", err)
+				}
+			}
 		}
 	}
 	return s.writeGraph(ctx, &pending)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/model"
@@ -80,10 +81,14 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 		batches := make(chan []outcome, 1)
 		written := make(chan []outcome, 1)
 		g, gctx := errgroup.WithContext(ctx)
+		s.sources = semaphore.NewWeighted(sourceBudget)
 		g.Go(func() error {
 			defer close(extracted)
 			for lo := 0; lo < len(items); lo += s.opts.BatchSize {
 				b := s.extractBatch(gctx, repo, items[lo:min(lo+s.opts.BatchSize, len(items))])
+				if err := s.sources.Acquire(gctx, sourceWeight(b)); err != nil {
+					return err
+				}
 				select {
 				case extracted <- b:
 				case <-gctx.Done():
@@ -150,6 +155,27 @@ func (r *Result) addCheck(c entity.CheckCounts) {
 // at git/git's round boundary, with 256). An item costs ~150 bytes, so a
 // round of 131k commits holds ~20 MB of items.
 const roundBatches = 512
+
+// sourceBudget bounds the bytes of file contents that extracted batches
+// hold for the entity stage: extraction waits for the entity stage to
+// finish with earlier batches rather than run further ahead. A batch of
+// git/git's later history holds up to ~60 MB of sources (a few C files of
+// tens of kilobytes, both versions, per commit), and the stage, with its
+// channels and its parsers up to entityAhead batches apart, could hold
+// five or six of them, most no longer in the object caches.
+var sourceBudget int64 = 96 << 20
+
+// sourceWeight is what a batch takes of sourceBudget: its file contents,
+// at most the whole budget (a larger batch goes through alone).
+func sourceWeight(b []outcome) int64 {
+	var n int64
+	for i := range b {
+		for _, f := range b[i].files {
+			n += int64(len(f.old) + len(f.new))
+		}
+	}
+	return min(n, sourceBudget)
+}
 
 // lineDiff is the entity parsers' line diff: git's, without context.
 func lineDiff(old, new []byte) []model.Hunk {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/queue"
 	"github.com/gitmemory/gitmemory/secrets"
@@ -37,6 +39,9 @@ type Syncer struct {
 	entityIDs, nodeIDs map[string]int64
 	// rel resolves code relationships while the queue is processed.
 	rel *relater
+	// sources holds the file contents of the batches between extraction
+	// and the end of their entity stage (see sourceBudget).
+	sources *semaphore.Weighted
 }
 
 // New prepares a sync of the repository at path into st.
@@ -111,6 +116,7 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	if err := s.process(ctx, repo, res); err != nil {
 		return nil, err
 	}
+	repo.DropCaches()
 	if err := s.reconcile(ctx, repo.Root(), res.Branches); err != nil {
 		return nil, err
 	}

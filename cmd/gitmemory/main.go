@@ -19,11 +19,13 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit keeps a long sync's peak memory near its live set;
 		// without it the heap grows to twice the live caches before a GC.
-		// On git/git the live heap is ~450 MB: at 768 MiB the collector
-		// ran a cycle every ~300 MB allocated, 15 s of a 250 s-CPU sync;
-		// 896 MiB saves ~14 s of CPU for ~90 MiB more peak RSS (1,382 MiB
-		// in all, with tree-sitter's trees).
-		debug.SetMemoryLimit(896 << 20)
+		// The sync bounds what it holds live by bytes (object caches,
+		// sources in flight, graph transactions: about 300-450 MB on
+		// git/git), which leaves the collector room under 640 MiB; with
+		// tree-sitter's C memory and bolt's mapped pages beside it, the
+		// whole git/git sync peaks under 1 GiB resident. (At 896 MiB, with
+		// a live heap of 600-700 MB, the collector ran back to back.)
+		debug.SetMemoryLimit(640 << 20)
 	}
 	stopProfiles := startProfiles()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

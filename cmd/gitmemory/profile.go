@@ -77,18 +77,21 @@ func startHeapSnapshots(prefix, every string) func() {
 // C allocations, mapped files), which no Go profile shows.
 func writeHeap(path string) {
 	runtime.GC()
+	// Read before writing the profile, which takes long enough for the
+	// sync's other goroutines to allocate a hundred megabytes more.
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	rss := residentMemory()
 	f, err := os.Create(path)
 	if err != nil {
 		return
 	}
 	pprof.Lookup("heap").WriteTo(f, 0)
 	f.Close()
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(s)
 	const mib = 1 << 20
 	fmt.Fprintf(os.Stderr, "heap snapshot %s: live heap %d MiB, Go runtime %d MiB (%d MiB released), %s\n", path,
-		s[1].Value.Uint64()/mib, s[0].Value.Uint64()/mib, s[2].Value.Uint64()/mib, residentMemory())
+		s[1].Value.Uint64()/mib, s[0].Value.Uint64()/mib, s[2].Value.Uint64()/mib, rss)
 }
 
 // residentMemory reads the process's resident set by kind from

@@ -7,8 +7,14 @@ import (
 )
 
 // treeCacheBytes bounds the estimated memory of the chunks that a Parser
-// keeps for Changes: about 10 MB of source at 27 bytes of tree per byte.
-const treeCacheBytes = 256 << 20
+// keeps for Changes: about 5 MB of source at 27 bytes of tree per byte.
+// The trees are C memory, outside the Go runtime's memory limit, and a
+// sync runs a parser per core: at 256 MiB each, git/git's sync held about
+// 230 MB of them, a fifth of its peak resident memory; at 128 MiB about
+// 150 MB. A path's latest version keeps its source when its trees go (see
+// stateCache), so its next change costs the parse of the chunks it
+// touches, not of the file.
+const treeCacheBytes = 128 << 20
 
 // coldCacheBytes bounds the sources and items of the paths' latest
 // versions that the state cache keeps without trees (see stateCache.chilled).
