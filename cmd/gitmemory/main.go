@@ -21,11 +21,11 @@ func main() {
 		// without it the heap grows to twice the live caches before a GC.
 		// The sync bounds what it holds live by bytes (object caches,
 		// sources in flight, graph transactions: about 300-450 MB on
-		// git/git), which leaves the collector room under 640 MiB; with
+		// git/git), which leaves the collector room under 600 MiB; with
 		// tree-sitter's C memory and bolt's mapped pages beside it, the
 		// whole git/git sync peaks under 1 GiB resident. (At 896 MiB, with
 		// a live heap of 600-700 MB, the collector ran back to back.)
-		debug.SetMemoryLimit(640 << 20)
+		debug.SetMemoryLimit(600 << 20)
 	}
 	stopProfiles := startProfiles()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
