@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/model"
@@ -131,9 +130,6 @@ func (s *Syncer) addDerived(w *derivedWrite, u *model.Understood) {
 // graphStage writes the graph edges and vector documents of the batches
 // the writer has committed, graphBatches at a time.
 func (s *Syncer) graphStage(ctx context.Context, written <-chan []outcome) error {
-	if g := s.opts.Graph; g != nil {
-		defer releaseEvery(g, graphReleaseInterval)()
-	}
 	var pending derivedWrite
 	for b := range written {
 		for _, o := range b {
@@ -146,40 +142,14 @@ func (s *Syncer) graphStage(ctx context.Context, written <-chan []outcome) error
 				return err
 			}
 			pending = derivedWrite{}
-		}
-	}
-	return s.writeGraph(ctx, &pending)
-}
-
-// graphReleaseInterval is how often the graph stage drops the graph file's
-// mapped pages from the resident set (Graph.ReleaseMemory). A write's
-// lookups fault pages in by the dozen (reading one node's edges mapped
-// 1.8 MB of a small store), so within one transaction late in git/git's
-// history the mapping grew by 100-150 MB; dropping them every second keeps
-// it to what a second of writing touches, for a few milliseconds of page
-// faults.
-const graphReleaseInterval = time.Second
-
-// releaseEvery calls g.ReleaseMemory every interval, transactions running
-// or not (it holds a read transaction, which keeps bolt from remapping the
-// file meanwhile), until the returned function is called. A failure only
-// leaves the pages resident.
-func releaseEvery(g *graph.Graph, interval time.Duration) (stop func()) {
-	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
+			// Between its own transactions: no write of this sync is
+			// open while the pages go (see Graph.ReleaseMemory).
+			if g := s.opts.Graph; g != nil {
 				g.ReleaseMemory()
 			}
 		}
-	}()
-	return func() { close(done); <-exited }
+	}
+	return s.writeGraph(ctx, &pending)
 }
 
 // writeGraph writes the edges and documents of commits whose metadata is
