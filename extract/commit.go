@@ -166,7 +166,9 @@ func (r *Repo) fileChanges(oc *object.Commit) ([]change, error) {
 		}
 	}
 	// git log --follow switches paths only at a commit with one parent.
-	changes = r.detectRenames(changes, len(oc.ParentHashes) <= 1)
+	if changes, err = r.detectRenames(changes, oldTree, len(oc.ParentHashes) <= 1); err != nil {
+		return nil, err
+	}
 	sort.SliceStable(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
 	return changes, nil
 }

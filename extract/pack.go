@@ -362,6 +362,43 @@ func ofsDistance(b []byte) (int64, int) {
 	return d, n
 }
 
+// size returns an object's inflated size from its pack header, or for a
+// delta from the head of the delta (its result's size), without rebuilding
+// it: rename detection compares sizes before it reads contents.
+func (pr *packReader) size(h plumbing.Hash) (int64, error) {
+	for pi, p := range pr.packs {
+		off, ok := p.idx.find(h)
+		if !ok {
+			continue
+		}
+		if e, ok := pr.cache.get(offsetKey{pi, off}); ok {
+			return int64(len(e.data)), nil
+		}
+		typ, size, n, err := header(p.data, off)
+		if err != nil {
+			return 0, err
+		}
+		if typ != objOFSDelta && typ != objREFDelta {
+			return size, nil
+		}
+		_, _, pos, err := pr.deltaBase(pi, off, typ, off+int64(n))
+		if err != nil {
+			return 0, err
+		}
+		// Two varints of at most 10 bytes each: the base's size, the result's.
+		head, err := pr.inflate(p.data[pos:], min(size, 20))
+		if err != nil {
+			return 0, err
+		}
+		if target := deltaTargetSize(head); target >= 0 {
+			return target, nil
+		}
+		return 0, fmt.Errorf("malformed delta header at %d", off)
+	}
+	return 0, errNotInPack
+}
+
+// inflate inflates the first size bytes of a zlib stream.
 func (pr *packReader) inflate(src []byte, size int64) ([]byte, error) {
 	r := bytes.NewReader(src)
 	if pr.zr == nil {

@@ -44,29 +44,35 @@ type renameCand struct {
 // best sources are kept for the assignment.
 const candsPerDst = 4
 
-// renamer scores the pairs of one commit, each blob hashed once.
+// renamer scores the pairs of one commit. Each blob is hashed once while
+// the repository's signature cache keeps it: a tree's unchanged files are
+// the follow sources of commit after commit.
 type renamer struct {
-	r    *Repo
-	sigs map[plumbing.Hash]*signature
+	r *Repo
 }
 
 func (rn *renamer) sig(h plumbing.Hash) *signature {
-	if s, ok := rn.sigs[h]; ok {
+	if s, ok := rn.r.sigs.get(h); ok {
 		return s
 	}
 	var s *signature
 	if data, err := rn.r.blob(h, rn.r.opts.MaxFileBytes); err == nil && data != nil {
 		s = newSignature(data)
 	}
-	rn.sigs[h] = s
+	rn.r.sigs.put(h, s)
 	return s
 }
 
 // estimate is git's estimate_similarity: regular files only (a symbolic
-// link is renamed only as an exact match). A blob too large to read
-// scores 0.
+// link is renamed only as an exact match), whose sizes are close enough
+// (checked before either is read). A blob too large to read scores 0.
 func (rn *renamer) estimate(src, dst side) int {
 	if !isRegular(src.mode) || !isRegular(dst.mode) {
+		return 0
+	}
+	ss, err1 := rn.r.blobSize(src.hash)
+	ds, err2 := rn.r.blobSize(dst.hash)
+	if err1 != nil || err2 != nil || !mayScore(ss, ds) {
 		return 0
 	}
 	a, b := rn.sig(src.hash), rn.sig(dst.hash)
@@ -86,8 +92,9 @@ func isRegular(m filemode.FileMode) bool {
 // deleted file that a destination took is no longer listed as deleted;
 // every destination of one deleted file but the last (in path order) is a
 // copy, the last a rename, as in git. With follow, each added file also
-// gets the path git log --follow continues with (followSource).
-func (r *Repo) detectRenames(changes []change, follow bool) []change {
+// gets the path git log --follow continues with (followSource), found
+// among the files of old, the parent's tree.
+func (r *Repo) detectRenames(changes []change, old *tree, follow bool) ([]change, error) {
 	var dsts []renameDst
 	var srcs []renameSrc
 	for i, c := range changes {
@@ -103,16 +110,14 @@ func (r *Repo) detectRenames(changes []change, follow bool) []change {
 			srcs = append(srcs, renameSrc{c: i, path: c.path, from: c.from, used: 1})
 		}
 	}
-	if len(dsts) == 0 || len(srcs) == 0 {
-		return changes
-	}
-	rn := &renamer{r: r, sigs: map[plumbing.Hash]*signature{}}
-	if follow {
-		// Before the pairing below counts its uses of the sources.
-		inexact := len(dsts)*len(srcs) <= r.opts.RenameLimit*r.opts.RenameLimit
-		for _, d := range dsts {
-			changes[d.c].follow = rn.followSource(srcs, d, inexact)
+	rn := &renamer{r: r}
+	if follow && len(dsts) > 0 && old != nil {
+		if err := rn.follow(changes, dsts, old); err != nil {
+			return nil, err
 		}
+	}
+	if len(dsts) == 0 || len(srcs) == 0 {
+		return changes, nil
 	}
 	pair := func(k, j, score int) {
 		dsts[k].src, dsts[k].score = j, score
@@ -174,7 +179,7 @@ func (r *Repo) detectRenames(changes []change, follow bool) []change {
 		c.oldPath, c.from, c.similarity = s.path, s.from, similarityIndex(d.score)
 	}
 	if len(drop) == 0 {
-		return changes
+		return changes, nil
 	}
 	out := changes[:0]
 	for i, c := range changes {
@@ -182,7 +187,7 @@ func (r *Repo) detectRenames(changes []change, follow bool) []change {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // exactSource is git's find_identical_files: among the sources of the
@@ -214,43 +219,6 @@ func exactSource(srcs []renameSrc, d renameDst, copies bool) int {
 		}
 	}
 	return best
-}
-
-// followSource is the path git log --follow continues with when it meets
-// the destination's creation: git's rename detection for that one file
-// (diff_opts.single_follow), which looks for copies as well, renames
-// first: an exact match (a deleted file first, then one of the same
-// name), else the destination's four most similar sources, the first
-// deleted one, else the first. git also takes files the commit did not
-// change as sources (--find-copies-harder); only the commit's deleted
-// and modified files are sources here (docs/exactness.md). Without
-// inexact (too many pairs in the commit), only exact matches count.
-func (rn *renamer) followSource(srcs []renameSrc, d renameDst, inexact bool) string {
-	if j := exactSource(srcs, d, true); j >= 0 {
-		return srcs[j].path
-	}
-	if !inexact {
-		return ""
-	}
-	m := make([]renameCand, candsPerDst)
-	for i := range m {
-		m[i].dst = -1
-	}
-	for j, s := range srcs {
-		recordIfBetter(m, renameCand{dst: 0, src: j, score: rn.estimate(s.from, d.to), name: basenameSame(s.path, d.path)})
-	}
-	slices.SortStableFunc(m, compareCands)
-	for _, copies := range []bool{false, true} {
-		for _, c := range m {
-			if c.dst < 0 || c.score < minScore {
-				break
-			}
-			if copies || srcs[c.src].used == 0 {
-				return srcs[c.src].path
-			}
-		}
-	}
-	return ""
 }
 
 // compareCands is git's score_compare: unused cells last, then by score,

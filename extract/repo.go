@@ -45,7 +45,9 @@ type Options struct {
 	// both generations of each counted: object contents (pack objects by
 	// offset, or blobs read through go-git) take half, decoded trees'
 	// entries a quarter, and go-git's cache of loose objects, which the
-	// other caches sit above, the rest.
+	// other caches sit above, the rest. Rename detection adds its own:
+	// signatures an eighth, subtrees' file lists (follow sources) a
+	// sixteenth and blob sizes a thirty-second.
 	CacheBytes int64
 }
 
@@ -79,6 +81,8 @@ type Repo struct {
 	shallow map[plumbing.Hash]bool
 	trees   *genCache[plumbing.Hash, *tree]
 	blobs   *genCache[plumbing.Hash, []byte]
+	sizes   *genCache[plumbing.Hash, int64]      // blob sizes, for rename detection
+	sigs    *genCache[plumbing.Hash, *signature] // rename signatures (nil: not scored)
 	langs   map[langKey]string
 	packs   *packReader // nil: read every object through go-git
 	bare    bool        // a bare repository (no work tree)
@@ -126,7 +130,8 @@ func Open(path string, opts Options) (*Repo, error) {
 		root = wt.Filesystem.Root()
 	}
 	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(int(opts.CacheBytes / 8)),
-		blobs: newByteCache(int(opts.CacheBytes / 4)), langs: map[langKey]string{},
+		blobs: newByteCache(int(opts.CacheBytes / 4)), sizes: newSizeCache(int(opts.CacheBytes / 64)),
+		sigs: newSignatureCache(int(opts.CacheBytes / 16)), langs: map[langKey]string{},
 		bare: errors.Is(wtErr, git.ErrIsBareRepository)}
 	if r.packs, err = openPacks(objectsDir(fsStore.Filesystem().Root()), int(opts.CacheBytes/4)); err != nil {
 		return nil, fmt.Errorf("open packs of %s: %w", path, err)
