@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha1"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/gitmemory/gitmemory/retrieve"
-	"github.com/gitmemory/gitmemory/store"
 )
 
 // git runs git in the repository and returns its output.
@@ -39,9 +37,7 @@ type historyPath struct {
 	changes int
 	want    []string
 	got     []string
-	// explained, when the lists differ, says why deliberately.
-	explained string
-	err       error
+	err     error
 }
 
 // history compares `history` with git log for the sampled paths.
@@ -62,7 +58,7 @@ func (c *config) history(ctx context.Context) (int, error) {
 				p.err = c.compareHistory(ctx, p)
 				// A large repository takes long: say how far it is, and
 				// each unexplained difference at once.
-				if p.err == nil && p.explained == "" && !slices.Equal(p.got, p.want) {
+				if p.err == nil && !slices.Equal(p.got, p.want) {
 					fmt.Fprintf(os.Stderr, "  MISMATCH %s\n", describe(p))
 				}
 				if n := done.Add(1); n%100 == 0 {
@@ -76,7 +72,7 @@ func (c *config) history(ctx context.Context) (int, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	same, explained, unexplained, files, dirs := 0, map[string]int{}, 0, 0, 0
+	same, unexplained, files, dirs := 0, 0, 0, 0
 	for _, p := range paths {
 		if p.err != nil {
 			return 0, p.err
@@ -92,20 +88,13 @@ func (c *config) history(ctx context.Context) (int, error) {
 			if c.verbose {
 				fmt.Printf("  ok %s (%d commits)\n", p.path, len(p.want))
 			}
-		case p.explained != "":
-			cause, _, _ := strings.Cut(p.explained, ": ")
-			explained[cause]++
-			fmt.Printf("  explained %s: %s\n", p.path, p.explained)
 		default:
 			unexplained++
 			fmt.Printf("  MISMATCH %s\n", describe(p))
 		}
 	}
-	fmt.Printf("history: %d paths (%d files, %d directories; the %d most-changed and a sample), %d identical to git, %d explained, %d unexplained\n",
-		len(paths), files, dirs, min(c.top, len(paths)), same, sum(explained), unexplained)
-	for _, k := range sortedKeys(explained) {
-		fmt.Printf("  explained: %d × %s\n", explained[k], k)
-	}
+	fmt.Printf("history: %d paths (%d files, %d directories; the %d most-changed and a sample), %d identical to git, %d unexplained\n",
+		len(paths), files, dirs, min(c.top, len(paths)), same, unexplained)
 	return unexplained, nil
 }
 
@@ -218,8 +207,9 @@ func (c *config) historyPaths(ctx context.Context) ([]*historyPath, error) {
 	return append(slices.Clone(top), rest[:max(0, c.sample-len(top))]...), nil
 }
 
-// compareHistory fills in both lists, and for a difference its
-// explanation when it has a deliberate one.
+// compareHistory fills in both lists. A history has no deliberate
+// difference from git's: gitmemory's follow sources are git's, copies of
+// files a commit did not change included.
 func (c *config) compareHistory(ctx context.Context, p *historyPath) error {
 	args := []string{"log", "--no-merges", "--format=%H"}
 	if p.dir {
@@ -238,11 +228,7 @@ func (c *config) compareHistory(ctx context.Context, p *historyPath) error {
 	if c.bin != "" && len(p.want) > 500 {
 		p.want = p.want[:500]
 	}
-	if slices.Equal(p.got, p.want) || p.dir || c.bin != "" {
-		return nil
-	}
-	p.explained, err = c.explainHistory(ctx, p)
-	return err
+	return nil
 }
 
 // gitmemoryHistory is the path's whole history, from this build or from
@@ -269,55 +255,4 @@ func (c *config) gitmemoryHistory(ctx context.Context, path string) ([]string, e
 		hs[i] = ch.Commit
 	}
 	return hs, nil
-}
-
-// explainHistory finds the deliberate cause of a file history's
-// difference: git follows the file, at a commit that created it, into a
-// copy of a file that commit did not change (git's --follow looks for
-// copies in the whole tree, --find-copies-harder; gitmemory only among the
-// files a commit changed). The histories must agree up to that commit.
-func (c *config) explainHistory(ctx context.Context, p *historyPath) (string, error) {
-	out, err := c.git(ctx, "log", "--no-merges", "--follow", "--name-status", "-z", "--format=%x01%H", c.head, "--", p.path)
-	if err != nil {
-		return "", err
-	}
-	cur := p.path
-	for _, rec := range strings.Split(string(out), "\x01")[1:] {
-		fields := strings.Split(strings.TrimLeft(rec, "\n"), "\x00")
-		hash := strings.TrimSpace(fields[0])
-		for i := 1; i+2 < len(fields); i++ {
-			st := strings.TrimLeft(fields[i], "\n")
-			if (strings.HasPrefix(st, "R") || strings.HasPrefix(st, "C")) && fields[i+2] == cur {
-				src := fields[i+1]
-				changed, err := c.changedIn(ctx, hash, src)
-				if err != nil {
-					return "", err
-				}
-				if !changed {
-					n := slices.Index(p.want, hash) + 1
-					if n > 0 && len(p.got) >= n && slices.Equal(p.got[:n], p.want[:n]) {
-						return fmt.Sprintf("git follows a copy of a file the commit did not change (--find-copies-harder): %s from %s at %s", cur, src, hash[:12]), nil
-					}
-					return "", nil
-				}
-				cur = src
-				break
-			}
-		}
-	}
-	return "", nil
-}
-
-// changedIn reports whether the stored commit changed (or renamed away) a
-// path.
-func (c *config) changedIn(ctx context.Context, hash, path string) (bool, error) {
-	var n int
-	err := c.h.ReadStore(ctx, c.name, func(st *store.Store) error {
-		return st.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM file_changes f JOIN commits c ON c.id = f.commit_id
-			WHERE c.hash = ? AND (f.path = ?2 OR f.old_path = ?2)`, hash, path).Scan(&n)
-	})
-	if err == sql.ErrNoRows {
-		return false, nil
-	}
-	return n > 0, err
 }
