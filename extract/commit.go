@@ -147,12 +147,14 @@ func (r *Repo) fileChanges(oc *object.Commit) ([]change, error) {
 		return nil, err
 	}
 	var oldTree *tree
+	var oldHash plumbing.Hash
 	if len(oc.ParentHashes) > 0 && !r.shallow[oc.Hash] {
 		parent, err := r.commit(oc.ParentHashes[0])
 		if err != nil {
 			return nil, fmt.Errorf("read parent %s: %w", oc.ParentHashes[0], err)
 		}
-		if oldTree, err = r.tree(parent.TreeHash); err != nil {
+		oldHash = parent.TreeHash
+		if oldTree, err = r.tree(oldHash); err != nil {
 			return nil, err
 		}
 	}
@@ -166,7 +168,7 @@ func (r *Repo) fileChanges(oc *object.Commit) ([]change, error) {
 		}
 	}
 	// git log --follow switches paths only at a commit with one parent.
-	if changes, err = r.detectRenames(changes, oldTree, len(oc.ParentHashes) <= 1); err != nil {
+	if changes, err = r.detectRenames(changes, oldHash, len(oc.ParentHashes) <= 1); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(changes, func(i, j int) bool { return changes[i].path < changes[j].path })

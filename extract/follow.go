@@ -22,89 +22,101 @@ import (
 // equal scores. Unchanged files met between two tied sources move them
 // between the cells, so the sources below are the whole tree, as git's.
 
-// follow records each created file's follow source. git's detection for
-// one file compares it with at most RenameLimit² sources.
-func (rn *renamer) follow(changes []change, dsts []renameDst, old *tree) error {
-	srcs, sizes, err := rn.r.followSources(old, changes)
-	if err != nil || len(srcs) == 0 {
+// follow records each created file's follow source, found among the
+// files of the parent's tree (tree: its hash). git's detection for one
+// file scores it against at most RenameLimit² sources.
+func (rn *renamer) follow(changes []change, dsts []renameDst, tree plumbing.Hash) error {
+	files, err := rn.r.flatTree("", tree)
+	if err != nil || len(files) == 0 {
 		return err
 	}
-	inexact := len(srcs) <= rn.r.opts.RenameLimit*rn.r.opts.RenameLimit
-	for _, d := range dsts {
-		if changes[d.c].follow, err = rn.followSource(srcs, sizes, d, inexact); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// followSources lists the parent tree's files as git's sources for one
-// followed file: in tree order, a file the commit deleted unused, any
-// other (modified or unchanged) used once by itself (git's rename_used of
-// a source that stays), with the blob sizes that rule out most pairs
-// before their contents are read. Submodules are no sources (their
-// entries are no blobs).
-func (r *Repo) followSources(old *tree, changes []change) ([]renameSrc, []int64, error) {
 	deleted := map[string]bool{}
 	for _, c := range changes {
 		if c.status == model.Deleted {
 			deleted[c.path] = true
 		}
 	}
-	var srcs []renameSrc
-	var sizes []int64
-	err := r.eachFile("", old, func(p string, e *treeEntry) error {
-		size := int64(-1)
-		if isRegular(e.Mode) {
-			var err error
-			if size, err = r.blobSize(e.Hash); err != nil {
-				return err
-			}
-		}
-		srcs = append(srcs, renameSrc{c: -1, path: p, from: side{e.Hash, e.Mode}, used: b2i(!deleted[p])})
-		sizes = append(sizes, size)
-		return nil
-	})
-	return srcs, sizes, err
-}
-
-// eachFile calls fn for every file of a tree, depth first in tree order.
-func (r *Repo) eachFile(prefix string, t *tree, fn func(string, *treeEntry) error) error {
-	if t == nil {
-		return nil
-	}
-	for i := range t.Entries {
-		e := &t.Entries[i]
-		p := join(prefix, t.name(e))
-		switch e.Mode {
-		case filemode.Submodule:
-			continue
-		case filemode.Dir:
-			sub, err := r.tree(e.Hash)
-			if err != nil {
-				return err
-			}
-			if err := r.eachFile(p, sub, fn); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := fn(p, e); err != nil {
+	inexact := len(files) <= rn.r.opts.RenameLimit*rn.r.opts.RenameLimit
+	for _, d := range dsts {
+		if changes[d.c].follow, err = rn.followSource(files, deleted, d, inexact); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// flatFile is a file of a tree as a follow source: its path, where its
+// file name starts, its blob and the blob's size (-1: not a regular file,
+// which only an exact match can follow).
+type flatFile struct {
+	path string
+	base int
+	from side
+	size int64
+}
+
+// flatKey names a subtree at a path.
+type flatKey struct {
+	prefix string
+	hash   plumbing.Hash
+}
+
+// flatTree lists a tree's files depth first in tree order, as git's tree
+// diff meets them, without submodules (no blobs). A subtree's list is
+// cached by its path and hash: most of a tree is unchanged from one
+// commit that creates files to the next, and its blob sizes are known.
+func (r *Repo) flatTree(prefix string, h plumbing.Hash) ([]flatFile, error) {
+	key := flatKey{prefix, h}
+	if files, ok := r.flats.get(key); ok {
+		return files, nil
+	}
+	t, err := r.tree(h)
+	if err != nil {
+		return nil, err
+	}
+	var files []flatFile
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		p := join(prefix, t.name(e))
+		switch {
+		case e.Mode == filemode.Submodule:
+		case e.Mode == filemode.Dir:
+			sub, err := r.flatTree(p, e.Hash)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, sub...)
+		default:
+			f := flatFile{path: p, base: len(p) - int(e.end-e.off), from: side{e.Hash, e.Mode}, size: -1}
+			if isRegular(e.Mode) {
+				if f.size, err = r.blobSize(e.Hash); err != nil {
+					return nil, err
+				}
+			}
+			files = append(files, f)
+		}
+	}
+	if prefix != "" { // a root tree is rarely met twice
+		r.flats.put(key, files)
+	}
+	return files, nil
+}
+
 // followSource is the path git log --follow continues with when it meets
 // the destination's creation: an exact match (a deleted file first, then
 // one of the same name), else the destination's four most similar
-// sources in git's cells, the first deleted one, else the first. sizes
-// are the sources' blob sizes (-1: not a regular file). Without inexact
-// (more than RenameLimit² sources), only exact matches count, as in git.
-func (rn *renamer) followSource(srcs []renameSrc, sizes []int64, d renameDst, inexact bool) (string, error) {
-	if j := exactSource(srcs, d, true); j >= 0 {
-		return srcs[j].path, nil
+// sources in git's cells, the first deleted one, else the first. Without
+// inexact (more than RenameLimit² sources), only exact matches count, as
+// in git.
+func (rn *renamer) followSource(files []flatFile, deleted map[string]bool, d renameDst, inexact bool) (string, error) {
+	var same []renameSrc
+	for j := range files {
+		if f := &files[j]; f.from.hash == d.to.hash {
+			same = append(same, renameSrc{c: j, path: f.path, from: f.from, used: b2i(!deleted[f.path])})
+		}
+	}
+	if j := exactSource(same, d, true); j >= 0 {
+		return same[j].path, nil
 	}
 	if !inexact || !isRegular(d.to.mode) {
 		return "", nil
@@ -117,12 +129,14 @@ func (rn *renamer) followSource(srcs []renameSrc, sizes []int64, d renameDst, in
 	for i := range m {
 		m[i].dst = -1
 	}
-	for j, s := range srcs {
+	name := baseName(d.path)
+	for j := range files {
+		f := &files[j]
 		sc := 0
-		if sizes[j] >= 0 && mayScore(sizes[j], dsize) {
-			sc = rn.estimate(s.from, d.to)
+		if f.size >= 0 && mayScore(f.size, dsize) {
+			sc = rn.similarity(f.from.hash, d.to.hash)
 		}
-		recordIfBetter(m, renameCand{dst: 0, src: j, score: sc, name: basenameSame(s.path, d.path)})
+		recordIfBetter(m, renameCand{dst: 0, src: j, score: sc, name: f.path[f.base:] == name})
 	}
 	slices.SortStableFunc(m, compareCands)
 	for _, copies := range []bool{false, true} {
@@ -130,8 +144,8 @@ func (rn *renamer) followSource(srcs []renameSrc, sizes []int64, d renameDst, in
 			if c.dst < 0 || c.score < minScore {
 				break
 			}
-			if copies || srcs[c.src].used == 0 {
-				return srcs[c.src].path, nil
+			if copies || deleted[files[c.src].path] {
+				return files[c.src].path, nil
 			}
 		}
 	}
@@ -170,6 +184,10 @@ func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
 
 func newSizeCache(max int) *genCache[plumbing.Hash, int64] {
 	return newCache[plumbing.Hash](max, func(int64) int { return 64 })
+}
+
+func newFlatCache(max int) *genCache[flatKey, []flatFile] {
+	return newCache[flatKey](max, func(fs []flatFile) int { return 64 + 64*len(fs) })
 }
 
 func newSignatureCache(max int) *genCache[plumbing.Hash, *signature] {

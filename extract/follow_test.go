@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,7 +125,8 @@ func TestFollowCopyOfUnchangedFile(t *testing.T) {
 }
 
 // TestFollowSourcesOrder: a tree's files are met depth first in git's
-// order, a directory sorting as its name followed by '/'.
+// order, a directory sorting as its name followed by '/', with their file
+// names and blob sizes, submodules left out.
 func TestFollowSourcesOrder(t *testing.T) {
 	g := gittest.New(t)
 	for _, p := range []string{"a.b", "a/x", "a-b", "a/y/z", "b", "sub/m"} {
@@ -140,21 +142,21 @@ func TestFollowSourcesOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := r.tree(oc.TreeHash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcs, sizes, err := r.followSources(tr, []change{{path: "b", status: model.Deleted}})
+	files, err := r.flatTree("", oc.TreeHash)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for i, s := range srcs {
-		got = append(got, fmt.Sprintf("%s:%d:%d", s.path, s.used, sizes[i]))
+	for _, f := range files {
+		got = append(got, fmt.Sprintf("%s:%s:%d", f.path, f.path[f.base:], f.size))
 	}
-	want := "a-b:1:4 a.b:1:4 a/x:1:4 a/y/z:1:6 b:0:2 sub/m:1:6"
+	want := "a-b:a-b:4 a.b:a.b:4 a/x:x:4 a/y/z:z:6 b:b:2 sub/m:m:6"
 	if strings.Join(got, " ") != want {
 		t.Errorf("sources:\n%s\nwant\n%s", strings.Join(got, " "), want)
+	}
+	// Read again, from the cache of subtrees.
+	if again, err := r.flatTree("", oc.TreeHash); err != nil || !slices.Equal(again, files) {
+		t.Errorf("read again: %v, %v", again, err)
 	}
 	if ls := g.Git("ls-tree", "-r", "--name-only", h); !strings.Contains(ls, "sub/mod") {
 		t.Errorf("the fixture has no submodule: %s", ls)

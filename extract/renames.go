@@ -75,7 +75,13 @@ func (rn *renamer) estimate(src, dst side) int {
 	if err1 != nil || err2 != nil || !mayScore(ss, ds) {
 		return 0
 	}
-	a, b := rn.sig(src.hash), rn.sig(dst.hash)
+	return rn.similarity(src.hash, dst.hash)
+}
+
+// similarity is the score of two blobs' signatures (0 if either is too
+// large to read).
+func (rn *renamer) similarity(src, dst plumbing.Hash) int {
+	a, b := rn.sig(src), rn.sig(dst)
 	if a == nil || b == nil {
 		return 0
 	}
@@ -93,8 +99,8 @@ func isRegular(m filemode.FileMode) bool {
 // every destination of one deleted file but the last (in path order) is a
 // copy, the last a rename, as in git. With follow, each added file also
 // gets the path git log --follow continues with (followSource), found
-// among the files of old, the parent's tree.
-func (r *Repo) detectRenames(changes []change, old *tree, follow bool) ([]change, error) {
+// among the files of the parent's tree (old; zero without a parent).
+func (r *Repo) detectRenames(changes []change, old plumbing.Hash, follow bool) ([]change, error) {
 	var dsts []renameDst
 	var srcs []renameSrc
 	for i, c := range changes {
@@ -111,7 +117,7 @@ func (r *Repo) detectRenames(changes []change, old *tree, follow bool) ([]change
 		}
 	}
 	rn := &renamer{r: r}
-	if follow && len(dsts) > 0 && old != nil {
+	if follow && len(dsts) > 0 && !old.IsZero() {
 		if err := rn.follow(changes, dsts, old); err != nil {
 			return nil, err
 		}

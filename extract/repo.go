@@ -83,6 +83,7 @@ type Repo struct {
 	blobs   *genCache[plumbing.Hash, []byte]
 	sizes   *genCache[plumbing.Hash, int64]      // blob sizes, for rename detection
 	sigs    *genCache[plumbing.Hash, *signature] // rename signatures (nil: not scored)
+	flats   *genCache[flatKey, []flatFile]       // subtrees' files, as follow sources
 	langs   map[langKey]string
 	packs   *packReader // nil: read every object through go-git
 	bare    bool        // a bare repository (no work tree)
@@ -131,7 +132,7 @@ func Open(path string, opts Options) (*Repo, error) {
 	}
 	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(int(opts.CacheBytes / 8)),
 		blobs: newByteCache(int(opts.CacheBytes / 4)), sizes: newSizeCache(int(opts.CacheBytes / 64)),
-		sigs: newSignatureCache(int(opts.CacheBytes / 16)), langs: map[langKey]string{},
+		sigs: newSignatureCache(int(opts.CacheBytes / 16)), flats: newFlatCache(int(opts.CacheBytes / 32)), langs: map[langKey]string{},
 		bare: errors.Is(wtErr, git.ErrIsBareRepository)}
 	if r.packs, err = openPacks(objectsDir(fsStore.Filesystem().Root()), int(opts.CacheBytes/4)); err != nil {
 		return nil, fmt.Errorf("open packs of %s: %w", path, err)
