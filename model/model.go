@@ -64,7 +64,9 @@ type FileChange struct {
 	// here), the path git log --follow goes on with from this commit: the
 	// source git's rename and copy detection for this one file pairs it
 	// with, or "". It mostly equals OldPath; it differs where the commit's
-	// other files compete for a source (see extract's followSource).
+	// other files compete for a source, and names a file the commit did
+	// not change where the created file is a copy of it (git's follow
+	// looks at the whole tree; see extract's followSource).
 	Follow string `json:"follow,omitempty"`
 	Hunks  []Hunk `json:"hunks,omitempty"`
 }
