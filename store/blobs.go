@@ -83,6 +83,12 @@ func GetBlob(ctx context.Context, q Querier, key string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("get blob %s: %w", key, err)
 	}
+	return decodeBlob(key, codec, size, data)
+}
+
+// decodeBlob returns a stored blob's bytes: data itself, or data
+// decompressed into size bytes.
+func decodeBlob(key string, codec, size int, data []byte) ([]byte, error) {
 	if codec == codecRaw {
 		return data, nil
 	}
@@ -154,14 +160,9 @@ func GetBlobs(ctx context.Context, q Querier, keys []string) (map[string][]byte,
 			if err := r.Scan(&key, &codec, &size, &data); err != nil {
 				return err
 			}
-			if codec != codecRaw {
-				var err error
-				if data, err = decoder.DecodeAll(data, make([]byte, 0, size)); err != nil {
-					return fmt.Errorf("decode blob %s: %w", key, err)
-				}
-			}
-			out[key] = data
-			return nil
+			b, err := decodeBlob(key, codec, size, data)
+			out[key] = b
+			return err
 		})
 	if err != nil {
 		return nil, fmt.Errorf("get blobs: %w", err)

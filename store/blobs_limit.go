@@ -26,12 +26,6 @@ func GetBlobUpTo(ctx context.Context, q Querier, key string, max int) ([]byte, e
 		return nil, fmt.Errorf("get blob %s: %w", key, err)
 	case size > max:
 		return nil, fmt.Errorf("blob %s, %d bytes: %w", key, size, ErrTooLarge)
-	case codec == codecRaw:
-		return data, nil
 	}
-	out, err := decoder.DecodeAll(data, make([]byte, 0, size))
-	if err != nil {
-		return nil, fmt.Errorf("decode blob %s: %w", key, err)
-	}
-	return out, nil
+	return decodeBlob(key, codec, size, data)
 }

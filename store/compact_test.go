@@ -81,3 +81,35 @@ func fileSize(t *testing.T, dir string) int64 {
 	}
 	return fi.Size()
 }
+
+// TestGetBlobs reads several blobs, raw and compressed, in one query;
+// keys not stored are absent, and a compressed blob whose bytes are not
+// zstd is an error naming it, in every reader alike.
+func TestGetBlobs(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openTest(t)
+	want := map[string][]byte{"msg:a": []byte("short"), "msg:b": []byte(strings.Repeat("a longer message body ", 40))}
+	putBlobs(t, st, want)
+	got, err := GetBlobs(ctx, st.DB, []string{"msg:a", "msg:b", "msg:missing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || string(got["msg:a"]) != string(want["msg:a"]) || string(got["msg:b"]) != string(want["msg:b"]) {
+		t.Fatalf("GetBlobs = %q", got)
+	}
+	if got, err := GetBlobs(ctx, st.DB, nil); err != nil || len(got) != 0 {
+		t.Fatalf("no keys: %v, %v", got, err)
+	}
+	if _, err := st.DB.Exec(`INSERT INTO blobs(key, codec, size, data) VALUES ('msg:bad', 1, 100, x'00010203')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GetBlobs(ctx, st.DB, []string{"msg:a", "msg:bad"}); err == nil || !strings.Contains(err.Error(), "msg:bad") {
+		t.Errorf("GetBlobs of a corrupt blob: %v", err)
+	}
+	if _, err := GetBlob(ctx, st.DB, "msg:bad"); err == nil || !strings.Contains(err.Error(), "msg:bad") {
+		t.Errorf("GetBlob of a corrupt blob: %v", err)
+	}
+	if _, err := GetBlobUpTo(ctx, st.DB, "msg:bad", 1000); err == nil || !strings.Contains(err.Error(), "msg:bad") {
+		t.Errorf("GetBlobUpTo of a corrupt blob: %v", err)
+	}
+}
