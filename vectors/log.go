@@ -259,20 +259,12 @@ func storedCount(mask []byte) int {
 }
 
 // decodeSparse expands a sparse vector: the stored elements in order,
-// zeros elsewhere. The mask is read eight bytes at a time.
+// zeros elsewhere.
 func decodeSparse(mask, raw []byte, dims int) []float32 {
 	v := make([]float32, dims)
 	k := 0
 	for i := 0; i < len(mask); i += 8 {
-		var w uint64
-		if i+8 <= len(mask) {
-			w = binary.LittleEndian.Uint64(mask[i:])
-		} else {
-			for j := len(mask) - 1; j >= i; j-- {
-				w = w<<8 | uint64(mask[j])
-			}
-		}
-		for ; w != 0; w &= w - 1 {
+		for w := maskWord(mask, i); w != 0; w &= w - 1 {
 			j := 8*i + bits.TrailingZeros64(w)
 			if j >= len(v) || k+4 > len(raw) {
 				return v // the caller checked both; this lets the compiler drop the bounds checks
@@ -284,15 +276,28 @@ func decodeSparse(mask, raw []byte, dims int) []float32 {
 	return v
 }
 
+// maskWord is the mask's bits from byte i on, eight bytes at a time (what
+// is left at its end, zero-padded): the decoders walk a mask by words.
+func maskWord(mask []byte, i int) uint64 {
+	if i+8 <= len(mask) {
+		return binary.LittleEndian.Uint64(mask[i:])
+	}
+	var w uint64
+	for j := len(mask) - 1; j >= i; j-- {
+		w = w<<8 | uint64(mask[j])
+	}
+	return w
+}
+
 // decodeQuant expands a quantized vector: each stored byte, as an int8,
 // times 2^exp, in the masked elements' places; zeros elsewhere.
 func decodeQuant(mask, raw []byte, exp, dims int) []float32 {
 	v := make([]float32, dims)
 	scale := float32(math.Ldexp(1, exp))
 	k := 0
-	for i, b := range mask {
-		for ; b != 0; b &= b - 1 {
-			j := 8*i + bits.TrailingZeros8(b)
+	for i := 0; i < len(mask); i += 8 {
+		for w := maskWord(mask, i); w != 0; w &= w - 1 {
+			j := 8*i + bits.TrailingZeros64(w)
 			if j >= len(v) || k >= len(raw) {
 				return v // the caller checked both
 			}
