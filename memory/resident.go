@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"sync"
 
@@ -60,10 +59,9 @@ func (h *Home) Hold(ctx context.Context, name string) error {
 	}
 	// A daemon holds the graph open while it syncs, so it compacts what
 	// its earlier syncs grew when it takes the repository up again.
-	if _, _, err := graph.CompactIfGrown(h.graphAddr(name, repo)); err != nil {
-		slog.Warn("graph not compacted", "repository", name, "err", err)
-	}
-	if hd.g, err = graph.Open(ctx, h.graphAddr(name, repo)); err != nil {
+	addr := h.graphAddr(name, repo)
+	compactGraph(name, addr)
+	if hd.g, err = graph.Open(ctx, addr); err != nil {
 		return fail(errors.Join(err, hd.st.Close()))
 	}
 	if hd.vec, err = h.openVectors(name); err != nil {

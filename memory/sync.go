@@ -63,15 +63,21 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 		if err == nil && res != nil && res.Indexed > 0 {
 			// Closed by now, and still under the writer lock. (A daemon
 			// holds its graphs open and compacts them when it takes a
-			// repository up: Hold.) A graph left as it was is only
-			// larger: the sync stands.
-			if _, _, cerr := graph.CompactIfGrown(graphAddr); cerr != nil {
-				slog.Warn("graph not compacted", "repository", name, "err", cerr)
-			}
+			// repository up: Hold.)
+			compactGraph(name, graphAddr)
 		}
 		return err
 	})
 	return res, err
+}
+
+// compactGraph compacts a closed graph that has doubled since it was last
+// compacted (graph.CompactIfGrown). A graph left as it was is only
+// larger, so a failure is a warning, not the caller's error.
+func compactGraph(name, addr string) {
+	if _, _, err := graph.CompactIfGrown(addr); err != nil {
+		slog.Warn("graph not compacted", "repository", name, "err", err)
+	}
 }
 
 // syncStores runs one sync on an open metadata store; stores opens (or
