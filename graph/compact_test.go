@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,5 +72,34 @@ func allQuads(t *testing.T, g *Graph) []string {
 func TestCompactIfGrownNoGraph(t *testing.T) {
 	if b, a, err := CompactIfGrown(filepath.Join(t.TempDir(), "none")); err != nil || b != 0 || a != 0 {
 		t.Fatalf("no graph: %d -> %d, %v", b, a, err)
+	}
+}
+
+// TestCompactIfGrownRefuses: a graph another opener holds, or a file that
+// is no bolt database, is an error, and the file stays as it was.
+func TestCompactIfGrownRefuses(t *testing.T) {
+	defer func(m int64) { compactMinBytes = m }(compactMinBytes)
+	compactMinBytes = 0
+
+	held := t.TempDir()
+	g := open(t, held)
+	nodes, es := history()
+	write(t, g, nodes, es)
+	if _, _, err := CompactIfGrown(held); !errors.Is(err, ErrLocked) {
+		t.Errorf("compacting a graph held open: %v, want ErrLocked", err)
+	}
+	g.Close()
+
+	bad := t.TempDir()
+	junk := bytes.Repeat([]byte("not a bolt file "), 4096)
+	path := filepath.Join(bad, boltFile)
+	if err := os.WriteFile(path, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := CompactIfGrown(bad); err == nil {
+		t.Error("compacting a file that is no bolt database: no error")
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, junk) {
+		t.Errorf("the file changed: %d bytes, %v", len(b), err)
 	}
 }
