@@ -118,3 +118,39 @@ func TestFuzzyEntityDampedWhenTheHistorySpellsTheName(t *testing.T) {
 		t.Errorf("strength of %s: %v before the history spelled the name, %v after; want a fuzzy match, then half", key, before[key], after[key])
 	}
 }
+
+// A merge whose message sums up the commit it brings in matches the
+// question as well as that commit does, here better; the commit that did
+// the work must come first, the merge still among the results.
+func TestRankMergeBelowTheWorkItMerges(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("upload.go", "package upload\n\nfunc send() {}\n")
+	g.Commit("Add the uploader")
+	g.Git("checkout", "-q", "-b", "retry")
+	g.Write("upload.go", "package upload\n\nfunc send() { retry(3) }\n\nfunc retry(n int) {}\n")
+	work := g.Commit("Retry uploads three times when the network drops\n\n" +
+		"Mobile clients lose their connection in tunnels and lifts; a single attempt lost the " +
+		"user's file, and support tickets piled up. A small fixed count keeps a dead server from " +
+		"being hammered while covering the short outages seen in field reports from the beta.")
+	g.Git("checkout", "-q", "main")
+	g.Write("README.md", "uploader\n")
+	g.Commit("Describe the uploader")
+	g.Tick()
+	g.Git("merge", "-q", "--no-ff", "-m", "Merge branch 'retry': retry uploads when the network drops\n\nUploads are retried three times when the network drops them.", "retry")
+	merge := g.Head()
+	s := newSearcher(t, g, true)
+	a, err := s.Search(context.Background(), Request{Query: "why are uploads retried three times when the network drops?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rank := map[string]int{}
+	for i, it := range a.Items {
+		rank[it.Commit] = i + 1
+	}
+	if rank[work] != 1 || rank[merge] == 0 {
+		t.Errorf("ranks: work %d, merge %d (0: absent); want the work first and the merge among the results", rank[work], rank[merge])
+		for _, it := range a.Items {
+			t.Log(it.Commit[:7], it.Score, it.Components)
+		}
+	}
+}

@@ -172,6 +172,7 @@ type cand struct {
 	deletions  int
 	rewritten  bool
 	subject    string
+	merge      bool
 	// removal is the relevance of a commit that deleted what the
 	// question's best matches had written, for a question about
 	// something that went away (see removals).

@@ -110,7 +110,7 @@ func (s *Searcher) details(ctx context.Context, cs *candSet) error {
 	if len(hashes) == 0 {
 		return nil
 	}
-	q := `SELECT id, hash, committer_time, classification, labels, author_name, insertions, deletions, rewritten, subject,
+	q := `SELECT id, hash, committer_time, classification, labels, author_name, insertions, deletions, rewritten, subject, is_merge,
 		(SELECT COUNT(*) FROM design_notes n WHERE n.commit_id = commits.id)
 		FROM commits WHERE hash IN (` + store.Marks(len(hashes)) + `)`
 	rows, err := s.st.DB.QueryContext(ctx, q, hashes...)
@@ -123,7 +123,7 @@ func (s *Searcher) details(ctx context.Context, cs *candSet) error {
 		var hash, labels string
 		var c cand
 		if err := rows.Scan(&c.id, &hash, &c.time, &c.class, &labels, &c.author, &c.insertions, &c.deletions,
-			&c.rewritten, &c.subject, &c.notes); err != nil {
+			&c.rewritten, &c.subject, &c.merge, &c.notes); err != nil {
 			return err
 		}
 		found[hash] = true
@@ -131,6 +131,7 @@ func (s *Searcher) details(ctx context.Context, cs *candSet) error {
 		x.id, x.time, x.class, x.author, x.insertions, x.deletions, x.rewritten, x.notes, x.subject =
 			c.id, c.time, c.class, c.author, c.insertions, c.deletions, c.rewritten, c.notes, c.subject
 		x.security = strings.Contains(labels, `"security"`)
+		x.merge = c.merge
 	}
 	if err := rows.Err(); err != nil {
 		return err
