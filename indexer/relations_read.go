@@ -92,10 +92,10 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 		}
 		return isCPlusPlus
 	}
-	var all []entity.Entity // the version's entities, where calls need them
-	first := 0              // the first definition's line
-	types := false          // a class-like entity changed: its bases resolve through the imports
-	var edited []int        // where the diff may have changed calls, when it did not add the file
+	var all []entity.Span // the lines of the version's entities, where calls need them
+	first := 0            // the first definition's line
+	types := false        // a class-like entity changed: its bases resolve through the imports
+	var edited []int      // where the diff may have changed calls, when it did not add the file
 	filtered := !whole && hunkTexts(fc)
 	if filtered {
 		edited = callLines(fc)
@@ -111,7 +111,7 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 				continue // no call can have changed: its state stands
 			}
 			if all == nil {
-				all, first = versionEntities(ctx, p, fc, new)
+				all, first = versionSpans(ctx, p, fc, new)
 			}
 			if f.calls == nil {
 				f.calls = map[string][]entity.Call{}
@@ -132,25 +132,25 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 	}
 	if f.calls != nil || types {
 		if all == nil {
-			all, first = versionEntities(ctx, p, fc, new)
+			all, first = versionSpans(ctx, p, fc, new)
 		}
 		f.header = headerImports(f, src, first)
 	}
 	return f
 }
 
-// versionEntities returns the new version's entities (none where
-// entity.NeedsNesting says calls can do without) and the line of the
-// first.
-func versionEntities(ctx context.Context, p *entity.Parser, fc *model.FileChange, new []byte) ([]entity.Entity, int) {
-	ents, err := p.VersionEntities(ctx, fc.Language, entity.Version{Path: fc.Path, Hash: fc.NewBlob, Src: new})
-	if err != nil || len(ents) == 0 {
-		return []entity.Entity{}, 0
+// versionSpans returns the lines of the new version's entities (none
+// where entity.NeedsNesting says calls can do without) and the line of
+// the first.
+func versionSpans(ctx context.Context, p *entity.Parser, fc *model.FileChange, new []byte) ([]entity.Span, int) {
+	spans, err := p.VersionSpans(ctx, fc.Language, entity.Version{Path: fc.Path, Hash: fc.NewBlob, Src: new})
+	if err != nil || len(spans) == 0 {
+		return []entity.Span{}, 0
 	}
 	if !entity.NeedsNesting(fc.Language) {
-		return []entity.Entity{}, ents[0].StartLine
+		return []entity.Span{}, int(spans[0].StartLine)
 	}
-	return ents, ents[0].StartLine
+	return spans, int(spans[0].StartLine)
 }
 
 // headerImports returns the imports before the file's first definition

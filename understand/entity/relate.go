@@ -103,16 +103,16 @@ func NeedsNesting(lang string) bool {
 }
 
 // Calls returns the calls that the function or method e of the source
-// makes, each once, in order of first appearance. all are the version's
-// entities (needed where NeedsNesting): the calls inside another
-// definition within e, such as a nested function, are that one's. Calls
+// makes, each once, in order of first appearance. all are the lines of
+// the version's entities (needed where NeedsNesting): the calls inside
+// another definition within e, such as a nested function, are that one's. Calls
 // of entities that are not functions or methods are none.
 //
 // A call is a name followed by an opening parenthesis in e's body
 // (after its signature), outside comments and strings, that is not a
 // keyword, a definition (def f(, int f(, f() { ... }), a macro (Rust's
 // f!()), nor a C struct member (p->f(), a function pointer).
-func (s *Source) Calls(e Entity, all []Entity) []Call {
+func (s *Source) Calls(e Entity, all []Span) []Call {
 	if !isCallable(e.Kind) {
 		return nil
 	}
@@ -122,9 +122,10 @@ func (s *Source) Calls(e Entity, all []Entity) []Call {
 	body := r.bodyStart()
 	r.types = r.paramTypes(body)
 	var skip [][2]int32 // nested definitions' lines, relative to e's first
+	start, end := int32(e.StartLine), int32(e.EndLine)
 	for _, n := range all {
-		if n.StartLine >= e.StartLine && n.EndLine <= e.EndLine && (n.StartLine > e.StartLine || n.EndLine < e.EndLine) {
-			skip = append(skip, [2]int32{int32(n.StartLine - e.StartLine), int32(n.EndLine - e.StartLine)})
+		if n.StartLine >= start && n.EndLine <= end && (n.StartLine > start || n.EndLine < end) {
+			skip = append(skip, [2]int32{n.StartLine - start, n.EndLine - start})
 		}
 	}
 	return r.calls(body, skip)
@@ -140,6 +141,11 @@ type callReader struct {
 }
 
 func (r *callReader) text(i int) string { return string(r.toks[i].text(r.src)) }
+
+// raw returns token i's bytes, for a look that keeps nothing: text's
+// string costs an allocation, and the scanner looks at every name of
+// every changed definition.
+func (r *callReader) raw(i int) []byte { return r.toks[i].text(r.src) }
 
 func (r *callReader) is(i int, s string) bool {
 	return i >= 0 && i < len(r.toks) && r.toks[i].is(r.src, s)
@@ -249,11 +255,11 @@ func inSpans(spans [][2]int32, line int32) bool {
 
 // call reads the call whose name is token i, followed by "(".
 func (r *callReader) call(i int) (Call, bool) {
-	name := r.text(i)
 	w := r.words
-	if w.keyword[name] {
+	if w.keyword[string(r.raw(i))] {
 		return Call{}, false
 	}
+	name := r.text(i)
 	c := Call{Name: name}
 	prev := i - 1
 	if prev >= 0 {
@@ -267,13 +273,13 @@ func (r *callReader) call(i int) (Call, bool) {
 				return Call{}, false
 			}
 		case p.kind == tIdent:
-			pw := r.text(prev)
+			pw := r.raw(prev)
 			switch {
-			case pw == "new":
+			case string(pw) == "new":
 				c.New = true
-			case w.define[pw]:
+			case w.define[string(pw)]:
 				return Call{}, false
-			case w.typed && !w.precedes[pw]:
+			case w.typed && !w.precedes[string(pw)]:
 				return Call{}, false // int f(…), Foo x(…): a declaration
 			}
 		case r.is(prev, "@") || r.is(prev, "#") || r.is(prev, "~") && w.typed:
@@ -313,7 +319,7 @@ func (r *callReader) qualify(c *Call, sep int) bool {
 			c.Chained = true
 		}
 		c.Rooted = r.is(q-1, "::") && !r.ident(q-2) && !r.is(q-2, ">")
-		if r.lang == "Ruby" && r.text(sep+1) == "new" {
+		if r.lang == "Ruby" && string(r.raw(sep+1)) == "new" {
 			c.New = true
 		}
 		if !c.Chained {
@@ -328,6 +334,8 @@ func (r *callReader) qualify(c *Call, sep int) bool {
 }
 
 func isUpper(s string) bool { return s != "" && 'A' <= s[0] && s[0] <= 'Z' }
+
+func isUpperBytes(b []byte) bool { return len(b) > 0 && 'A' <= b[0] && b[0] <= 'Z' }
 
 // paramTypes reads the declared types of the definition's receiver and
 // parameters, in the tokens before its body.
@@ -405,7 +413,7 @@ func (r *callReader) param(from, to int) (name, typ string) {
 	colon := false
 	for i := from; i < to; i++ {
 		switch {
-		case r.ident(i) && !r.words.modifier[r.text(i)]:
+		case r.ident(i) && !r.words.modifier[string(r.raw(i))]:
 			if colon {
 				after = append(after, i)
 			} else {
@@ -458,7 +466,7 @@ func (r *callReader) locals(body int) {
 		if !r.ident(i) {
 			continue
 		}
-		name := r.text(i)
+		name := r.raw(i)
 		switch {
 		case (r.is(i+1, "=") || r.is(i+1, ":=")) && !r.is(i-1, ".") && !r.is(i-1, "->"):
 			j := i + 2
@@ -468,19 +476,19 @@ func (r *callReader) locals(body int) {
 			if !r.ident(j) {
 				continue
 			}
-			t := r.text(j)
-			for r.is(j+1, ".") && r.ident(j+2) && (r.lang == "Go" || isUpper(r.text(j+2)) && r.lang != "Ruby") {
+			t := j // the type's last name
+			for r.is(j+1, ".") && r.ident(j+2) && (r.lang == "Go" || isUpperBytes(r.raw(j+2)) && r.lang != "Ruby") {
 				j += 2
-				t = r.text(j)
+				t = j
 			}
 			switch {
 			case r.is(i+2, "new"), r.is(j+1, "{") && r.lang == "Go", r.lang == "Ruby" && r.is(j+1, ".") && r.is(j+2, "new"),
-				(r.lang == "Python" || r.lang == "Rust" || r.lang == "C++") && isUpper(t) && (r.is(j+1, "(") || r.is(j+1, "::") || r.is(j+1, "{")):
-				r.types[name] = t
+				(r.lang == "Python" || r.lang == "Rust" || r.lang == "C++") && isUpperBytes(r.raw(t)) && (r.is(j+1, "(") || r.is(j+1, "::") || r.is(j+1, "{")):
+				r.types[string(name)] = r.text(t)
 			}
-		case r.words.typed && r.ident(i+1) && (r.is(i+2, "=") || r.is(i+2, ";")) && !r.words.precedes[name] && !r.words.modifier[name]:
-			r.types[r.text(i+1)] = name // Foo x = …;
-		case (name == "var" && r.lang == "Go" || name == "let" || name == "const") && r.ident(i+1):
+		case r.words.typed && r.ident(i+1) && (r.is(i+2, "=") || r.is(i+2, ";")) && !r.words.precedes[string(name)] && !r.words.modifier[string(name)]:
+			r.types[r.text(i+1)] = string(name) // Foo x = …;
+		case (string(name) == "var" && r.lang == "Go" || string(name) == "let" || string(name) == "const") && r.ident(i+1):
 			if r.is(i+1, "mut") {
 				i++
 			}
@@ -492,12 +500,12 @@ func (r *callReader) locals(body int) {
 				j++
 			}
 			if r.ident(j) && (r.lang == "Go" || r.is(i+2, ":")) {
-				t := r.text(j)
+				t := j
 				for r.is(j+1, ".") && r.ident(j+2) {
 					j += 2
-					t = r.text(j)
+					t = j
 				}
-				r.types[r.text(i+1)] = t
+				r.types[r.text(i+1)] = r.text(t)
 			}
 		}
 	}

@@ -29,7 +29,7 @@ func callsOf(t *testing.T, lang, src, name string) []string {
 			continue
 		}
 		var out []string
-		for _, c := range s.Calls(e, ents) {
+		for _, c := range s.Calls(e, spansOf(ents)) {
 			x := c.Name
 			if c.Qual != "" {
 				x = c.Qual + "." + x
