@@ -63,7 +63,7 @@ func readFacts(ctx context.Context, p *entity.Parser, fc *model.FileChange, old,
 		}
 		return f
 	}
-	src, ok := entity.NewSource(fc.Language, new)
+	src, ok := p.Source(fc.Language, new)
 	if !ok {
 		return nil
 	}

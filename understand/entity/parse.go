@@ -34,6 +34,7 @@ type Parser struct {
 	lineDiff func(old, new []byte) []model.Hunk
 	check    bool        // see SetCheck
 	checked  CheckCounts // what check found
+	source   *Source     // the latest of Source's, whose buffers the next takes
 }
 
 // SetLineDiff gives Changes a line diff (git's, with any context), which

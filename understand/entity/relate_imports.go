@@ -32,12 +32,13 @@ type Import struct {
 // before a 1-based line if it is positive: the file's header, where its
 // imports name what its definitions call.
 func (s *Source) Imports(before int) []Import {
+	s.usable()
 	text := s.src
 	if before > 0 {
 		text = s.src[:s.offset(before)]
 	}
-	toks := tokenize(s.spec, text)
-	r := &importReader{lang: s.lang, src: text, toks: toks}
+	s.toks = tokenizeInto(s.spec, text, s.toks)
+	r := &importReader{lang: s.lang, src: text, toks: s.toks}
 	r.read()
 	return r.out
 }

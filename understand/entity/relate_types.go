@@ -207,11 +207,13 @@ type MethodShape struct {
 // the interfaces it embeds (by last name). ok is false for a constraint
 // (a type set such as ~int | float64), which no method set satisfies.
 func (s *Source) InterfaceSpec(e Entity) (methods []MethodShape, embeds []string, ok bool) {
+	s.usable()
 	if s.lang != "Go" || e.Kind != KindInterface {
 		return nil, nil, false
 	}
 	text := s.lineText(e.StartLine, e.EndLine)
-	toks := tokenize(s.spec, text)
+	s.toks = tokenizeInto(s.spec, text, s.toks)
+	toks := s.toks
 	r := &callReader{lang: s.lang, src: text, toks: toks, words: wordsOf(s.lang)}
 	open := -1
 	for i := range toks {
@@ -320,6 +322,7 @@ type Impl struct {
 
 // Impls returns the source's impl Trait for Type blocks (Rust), each once.
 func (s *Source) Impls() []Impl {
+	s.usable()
 	if s.lang != "Rust" {
 		return nil
 	}
