@@ -348,11 +348,20 @@ func (g *Graph) RemoveEdges(ctx context.Context, edges []Edge) error {
 	if err != nil {
 		return err
 	}
+	if len(edges) == 0 {
+		return nil
+	}
+	// The ends' refs in one read transaction, as Write reads them (see
+	// refsOf): a sync removes tens of thousands of code relationships.
+	refs, err := refsOf(ctx, qs, edges)
+	if err != nil {
+		return err
+	}
 	n := newNamer(qs)
 	stored := make(map[string]map[[2]cgraph.Ref][]quad.Value)
 	tx := cgraph.NewTransactionN(len(edges))
 	for _, e := range edges {
-		from, p, o := refOf(qs, quad.IRI(e.From)), refOf(qs, quad.IRI(e.Type)), refOf(qs, quad.IRI(e.To))
+		from, p, o := refs[e.From], refs[e.Type], refs[e.To]
 		if from == nil || p == nil || o == nil {
 			continue
 		}
