@@ -72,7 +72,7 @@ type sym struct {
 	// member: a JavaScript function assigned to a property (res.send =
 	// function send …), which no plain call reaches.
 	member bool
-	sig    string
+	sig    string // a Go method's signature (goTypes), else empty
 }
 
 // seenVersion is a file version whose facts the relater read.
@@ -223,7 +223,10 @@ func (r *relater) updateEntities(changes []model.EntityChange) {
 }
 
 func newSym(key, p, qualified, name, kind, lang, sig string) *sym {
-	s := &sym{key: key, path: p, dir: path.Dir(p), name: name, kind: kind, lang: lang, sig: sig}
+	s := &sym{key: key, path: p, dir: path.Dir(p), name: name, kind: kind, lang: lang}
+	if lang == "Go" && kind == string(entity.KindMethod) {
+		s.sig = sig // goTypes reads a method's shape; holding every live entity's signature cost memory for nothing
+	}
 	if i := strings.LastIndexByte(qualified, '.'); i >= 0 {
 		s.scope = qualified[:i]
 		if kind == string(entity.KindMethod) {
