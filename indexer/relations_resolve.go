@@ -53,7 +53,7 @@ type relater struct {
 
 	out    map[string]map[relKey]float64 // current relationships by source node
 	loaded map[string]bool               // sources read from the store
-	in     map[string]map[string]bool    // the sources in out of each target node
+	in     map[string]*sourceSet         // the sources in out of each target node
 
 	// What the commit being resolved changed: the relationships it
 	// touched, with their state before it.
@@ -94,7 +94,7 @@ func newRelater(ctx context.Context, st *store.Store, root string) *relater {
 		byPath: map[string][]*sym{}, pathed: map[string]bool{}, stored: map[string]bool{},
 		files: map[string]int8{}, byBase: map[string][]string{}, byLowerBase: map[string][]string{}, goPkgs: map[string]string{},
 		seen: map[string]seenVersion{},
-		out:  map[string]map[relKey]float64{}, loaded: map[string]bool{}, in: map[string]map[string]bool{}}
+		out:  map[string]map[relKey]float64{}, loaded: map[string]bool{}, in: map[string]*sourceSet{}}
 	var n int
 	if err := st.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commits)`).Scan(&n); err != nil {
 		r.err = err
@@ -389,14 +389,17 @@ func (r *relater) link(from, to string, on bool) {
 	srcs := r.in[to]
 	if on {
 		if srcs == nil {
-			srcs = map[string]bool{}
+			srcs = &sourceSet{}
 			r.in[to] = srcs
 		}
-		srcs[from] = true
+		srcs.add(from)
 		return
 	}
-	delete(srcs, from)
-	if len(srcs) == 0 {
+	if srcs == nil {
+		return
+	}
+	srcs.remove(from)
+	if srcs.len() == 0 {
 		delete(r.in, to)
 	}
 }
@@ -477,7 +480,9 @@ func (r *relater) drop(from string) {
 		r.link(from, k.to, false)
 	}
 	delete(r.out, from)
-	r.loaded[from] = true
+	if !r.fresh {
+		r.loaded[from] = true // nothing is read for a fresh store: a key per deleted node would stay for nothing
+	}
 }
 
 // dropTo removes all relationships to a node.
@@ -544,7 +549,7 @@ func lastName(key string) string {
 // here, and for a store with history those the store holds that are not.
 func (r *relater) incoming(to string) []string {
 	srcs := map[string]bool{}
-	for s := range r.in[to] {
+	for _, s := range r.in[to].all() {
 		srcs[s] = true
 	}
 	if !r.fresh {
