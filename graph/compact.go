@@ -80,6 +80,10 @@ func compactBolt(dir string, size int64) (int64, error) {
 	err = src.View(func(stx *boltdb.Tx) error {
 		return stx.ForEach(func(name []byte, b *boltdb.Bucket) error {
 			return dst.Update(func(dtx *boltdb.Tx) error {
+				// The top level fills its pages too: it holds Cayley's
+				// 2×65,536 value buckets inline (git/git's take 18 MB,
+				// and half-full pages doubled them).
+				dtx.Cursor().Bucket().FillPercent = 1
 				nb, err := dtx.CreateBucket(name)
 				if err != nil {
 					return err

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	boltdb "github.com/boltdb/bolt"
 	"github.com/cayleygraph/quad"
 )
 
@@ -40,6 +41,9 @@ func TestCompactIfGrown(t *testing.T) {
 	if a <= 0 || a*3 > b*2 {
 		t.Errorf("compacted %d bytes to %d, want at most two thirds", b, a)
 	}
+	if fill := leafFill(t, dir); fill < 0.9 {
+		t.Errorf("compacted leaf pages %.0f%% full, want at least 90%%", 100*fill)
+	}
 	if _, err := os.Stat(filepath.Join(dir, compactTmp)); !os.IsNotExist(err) {
 		t.Errorf("temporary copy left: %v", err)
 	}
@@ -53,6 +57,26 @@ func TestCompactIfGrown(t *testing.T) {
 	if err := g.Write(ctx, []Node{{ID: "file:new.go", Type: "File"}}, []Edge{{"repo:bench", "CONTAINS", "file:new.go", 1}}); err != nil {
 		t.Fatalf("write after compaction: %v", err)
 	}
+}
+
+// leafFill is the share of the bytes of the graph's leaf pages in use,
+// the top level's (which holds Cayley's many small value buckets inline)
+// and every bucket's below it.
+func leafFill(t *testing.T, dir string) float64 {
+	t.Helper()
+	db, err := boltdb.Open(filepath.Join(dir, boltFile), 0o600, &boltdb.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var st boltdb.BucketStats
+	if err := db.View(func(tx *boltdb.Tx) error {
+		st = tx.Cursor().Bucket().Stats()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return float64(st.LeafInuse) / float64(st.LeafAlloc)
 }
 
 func allQuads(t *testing.T, g *Graph) []string {
