@@ -17,7 +17,7 @@ import (
 // a new file with full pages; it runs after a sync, when the file has
 // grown to twice its size after the last compaction (and past
 // compactMinBytes), so a large first sync is compacted once and small
-// incremental ones seldom.
+// incremental ones seldom, or when an older layout compacted it.
 const (
 	compactedFile = boltFile + ".compacted" // the size after the last compaction
 	compactTmp    = boltFile + ".tmp"
@@ -28,7 +28,8 @@ const (
 var compactMinBytes int64 = 32 << 20
 
 // CompactIfGrown compacts the bolt graph in dir, which no one may have
-// open, if it has doubled since it was last compacted. It reports the
+// open, if it has doubled since it was last compacted or an older layout
+// compacted it. It reports the
 // file's size before and after; both are 0 when it did nothing, as for a
 // graph on PostgreSQL (an address that is not a directory of ours).
 func CompactIfGrown(dir string) (before, after int64, err error) {
@@ -39,11 +40,8 @@ func CompactIfGrown(dir string) (before, after int64, err error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("compact graph: %w", err)
 	}
-	last := int64(0)
-	if b, err := os.ReadFile(filepath.Join(dir, compactedFile)); err == nil {
-		last, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	}
-	if fi.Size() < compactMinBytes || fi.Size() < 2*last {
+	last, layout := lastCompaction(dir)
+	if fi.Size() < compactMinBytes || (fi.Size() < 2*last && layout >= compactLayout) {
 		return 0, 0, nil
 	}
 	after, err = compactBolt(dir, fi.Size())
@@ -112,7 +110,32 @@ func compactBolt(dir string, size int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return fi.Size(), os.WriteFile(filepath.Join(dir, compactedFile), []byte(strconv.FormatInt(fi.Size(), 10)+"\n"), 0o600)
+	mark := fmt.Sprintf("%d %d\n", fi.Size(), compactLayout)
+	return fi.Size(), os.WriteFile(filepath.Join(dir, compactedFile), []byte(mark), 0o600)
+}
+
+// compactLayout numbers the way compactBolt fills pages; a graph compacted
+// by an older way (1: the top level's pages half full) is compacted once
+// more, whatever its growth.
+const compactLayout = 2
+
+// lastCompaction reads the size after the last compaction and the layout
+// it wrote ("<size> <layout>"; a size alone is layout 1); 0, 0 if none.
+func lastCompaction(dir string) (size int64, layout int) {
+	b, err := os.ReadFile(filepath.Join(dir, compactedFile))
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, 0
+	}
+	size, _ = strconv.ParseInt(f[0], 10, 64)
+	layout = 1
+	if len(f) > 1 {
+		layout, _ = strconv.Atoi(f[1])
+	}
+	return size, layout
 }
 
 // copyBucket copies src's keys, values and nested buckets into dst, which

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	boltdb "github.com/boltdb/bolt"
@@ -91,6 +92,32 @@ func allQuads(t *testing.T, g *Graph) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestCompactIfGrownOlderLayout: a graph an older build compacted (its
+// mark a size alone) is compacted once more however little it grew, then
+// left alone.
+func TestCompactIfGrownOlderLayout(t *testing.T) {
+	defer func(m int64) { compactMinBytes = m }(compactMinBytes)
+	compactMinBytes = 0
+	dir := t.TempDir()
+	g := open(t, dir)
+	load(t, g, generate(300))
+	g.Close()
+	fi, err := os.Stat(filepath.Join(dir, boltFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := []byte(strconv.FormatInt(fi.Size(), 10) + "\n")
+	if err := os.WriteFile(filepath.Join(dir, compactedFile), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, a, err := CompactIfGrown(dir); err != nil || b != fi.Size() || a <= 0 {
+		t.Fatalf("older layout: compacted %d -> %d, %v; want %d compacted", b, a, err, fi.Size())
+	}
+	if b, a, err := CompactIfGrown(dir); err != nil || b != 0 || a != 0 {
+		t.Errorf("compacted by this layout: compacted %d -> %d, %v", b, a, err)
+	}
 }
 
 func TestCompactIfGrownNoGraph(t *testing.T) {
