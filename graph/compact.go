@@ -76,6 +76,10 @@ func compactBolt(dir string, size int64) (int64, error) {
 	}
 	dst.NoSync = true
 	err = src.View(func(stx *boltdb.Tx) error {
+		p, err := newPruner(stx)
+		if err != nil {
+			return err
+		}
 		return stx.ForEach(func(name []byte, b *boltdb.Bucket) error {
 			return dst.Update(func(dtx *boltdb.Tx) error {
 				// The top level fills its pages too: it holds Cayley's
@@ -86,7 +90,7 @@ func compactBolt(dir string, size int64) (int64, error) {
 				if err != nil {
 					return err
 				}
-				return copyBucket(b, nb)
+				return copyBucket(b, nb, func(k, v []byte) ([]byte, bool, error) { return p.rewrite(string(name), k, v) })
 			})
 		})
 	})
@@ -114,10 +118,10 @@ func compactBolt(dir string, size int64) (int64, error) {
 	return fi.Size(), os.WriteFile(filepath.Join(dir, compactedFile), []byte(mark), 0o600)
 }
 
-// compactLayout numbers the way compactBolt fills pages; a graph compacted
-// by an older way (1: the top level's pages half full) is compacted once
-// more, whatever its growth.
-const compactLayout = 2
+// compactLayout numbers what compactBolt writes; a graph compacted by an
+// older one (1: the top level's pages half full, 2: removed quads and
+// write times kept) is compacted once more, whatever its growth.
+const compactLayout = 3
 
 // lastCompaction reads the size after the last compaction and the layout
 // it wrote ("<size> <layout>"; a size alone is layout 1); 0, 0 if none.
@@ -138,22 +142,29 @@ func lastCompaction(dir string) (size int64, layout int) {
 	return size, layout
 }
 
-// copyBucket copies src's keys, values and nested buckets into dst, which
+// copyBucket copies src's keys, values (as rewrite returns them, leaving
+// out those it refuses) and nested buckets (as they are) into dst, which
 // is filled to the last byte of each page: the copy writes keys in order,
 // so no page is split again.
-func copyBucket(src, dst *boltdb.Bucket) error {
+func copyBucket(src, dst *boltdb.Bucket, rewrite func(k, v []byte) ([]byte, bool, error)) error {
 	dst.FillPercent = 1
 	return src.ForEach(func(k, v []byte) error {
 		if v != nil {
+			v, keep, err := rewrite(k, v)
+			if err != nil || !keep {
+				return err
+			}
 			return dst.Put(k, v)
 		}
 		nb, err := dst.CreateBucket(k)
 		if err != nil {
 			return err
 		}
-		return copyBucket(src.Bucket(k), nb)
+		return copyBucket(src.Bucket(k), nb, keepValue)
 	})
 }
+
+func keepValue(_, v []byte) ([]byte, bool, error) { return v, true, nil }
 
 func syncDir(dir string) error {
 	d, err := os.Open(dir)

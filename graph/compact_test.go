@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	boltdb "github.com/boltdb/bolt"
+	"github.com/cayleygraph/cayley/graph/proto"
 	"github.com/cayleygraph/quad"
 )
 
@@ -153,4 +155,118 @@ func TestCompactIfGrownRefuses(t *testing.T) {
 	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, junk) {
 		t.Errorf("the file changed: %d bytes, %v", len(b), err)
 	}
+}
+
+// TestCompactDropsRemovedQuads: the quads a graph removed (an edge whose
+// confidence changed, a hidden and unhidden node, a deleted node) leave
+// the log and the indexes, the write times go, and every read answers as
+// before; the graph takes further writes, removals and re-additions.
+func TestCompactDropsRemovedQuads(t *testing.T) {
+	defer func(m int64) { compactMinBytes = m }(compactMinBytes)
+	compactMinBytes = 0
+	ctx := context.Background()
+	dir := t.TempDir()
+	g := open(t, dir)
+	writeHistory(t, g)
+	write(t, g, nil, []Edge{{foo, "CO_EVOLVES_WITH", bar, 0.5}})
+	if err := g.Hide(ctx, []string{bar}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Unhide(ctx, []string{bar}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Delete(ctx, []string{issue}); err != nil {
+		t.Fatal(err)
+	}
+	before, reads := allQuads(t, g), allEdges(t, g)
+	g.Close()
+	if dead, stamped := logEntries(t, dir); dead == 0 || stamped == 0 {
+		t.Fatalf("before: %d removed quads and %d write times in the log, want some of each", dead, stamped)
+	}
+
+	if _, _, err := CompactIfGrown(dir); err != nil {
+		t.Fatal(err)
+	}
+	if dead, stamped := logEntries(t, dir); dead != 0 || stamped != 0 {
+		t.Errorf("after: %d removed quads and %d write times in the log, want none", dead, stamped)
+	}
+	g = open(t, dir)
+	if got := allQuads(t, g); !slices.Equal(got, before) {
+		t.Fatalf("compacted graph holds %v, want %v", got, before)
+	}
+	if got := allEdges(t, g); !slices.Equal(got, reads) {
+		t.Fatalf("compacted graph reads %v, want %v", got, reads)
+	}
+	write(t, g, nil, []Edge{{c3, "FIXES", issue, 0.9}, {foo, "CO_EVOLVES_WITH", bar, 0.75}})
+	if err := g.Delete(ctx, []string{fooV2}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{foo: 4, bar: 4, issue: 1, fooV2: 0}
+	for id, n := range want {
+		es, err := g.Edges(ctx, id, In)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := g.Edges(ctx, id, Out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es)+len(out) != n {
+			t.Errorf("%s after compaction and writes: edges %v in, %v out; want %d", id, es, out, n)
+		}
+	}
+	// The edge whose removed quad the compaction dropped is back with
+	// the confidence written last.
+	if es, err := g.Edges(ctx, foo, Out, "CO_EVOLVES_WITH"); err != nil || len(es) != 1 || es[0].Confidence != 0.75 {
+		t.Errorf("re-added edge: %v, %v", es, err)
+	}
+}
+
+// allEdges reads every node's edges both ways through the indexes.
+func allEdges(t *testing.T, g *Graph) []string {
+	t.Helper()
+	var out []string
+	for _, id := range []string{repo, c1, c2, c3, foo, bar, fooV2, file, issue, author} {
+		for _, d := range []Direction{Out, In} {
+			es, err := g.Edges(context.Background(), id, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range es {
+				out = append(out, fmt.Sprintf("%s %d %v", id, d, e))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// logEntries counts the removed quads and the entries with a write time
+// in a closed graph's log.
+func logEntries(t *testing.T, dir string) (dead, stamped int) {
+	t.Helper()
+	db, err := boltdb.Open(filepath.Join(dir, boltFile), 0o600, &boltdb.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.View(func(tx *boltdb.Tx) error {
+		return tx.Bucket(logBucket).ForEach(func(k, v []byte) error {
+			var p proto.Primitive
+			if err := p.Unmarshal(v); err != nil {
+				return err
+			}
+			if p.Deleted {
+				dead++
+			}
+			if p.Timestamp != 0 {
+				stamped++
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dead, stamped
 }
