@@ -79,7 +79,7 @@ func TestPlantedSecretsNeverStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rows, err := st.DB.Query(`SELECT key FROM blobs`)
+	rows, err := st.DB.Query(`SELECT key FROM blob_keys`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -353,7 +353,7 @@ func TestRetention(t *testing.T) {
 	var blobs int
 	st.DB.QueryRow(`SELECT COUNT(*) FROM blobs`).Scan(&blobs)
 	var live int
-	st.DB.QueryRow(`SELECT COUNT(*) FROM blobs WHERE substr(key, instr(key, ':') + 1, 40) IN (SELECT hash FROM commits)`).Scan(&live)
+	st.DB.QueryRow(`SELECT COUNT(*) FROM blobs WHERE id >> 32 IN (SELECT id FROM commits)`).Scan(&live)
 	if blobs != live {
 		t.Errorf("%d blobs of pruned commits left behind", blobs-live)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -42,10 +43,28 @@ type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// PutBlob stores data under key, replacing any previous value,, through
-// a statement prepared from insertSQL["blob"].
-func PutBlob(ctx context.Context, ex StmtExecer, key string, data []byte) error {
-	return putEncoded(ctx, ex, key, encodeBlob(data))
+// PutBlob stores data under key, replacing any previous value, in tx. The
+// key names a stored commit (MessageKey, RawMessageKey, DiffKey): a blob's
+// row is found through its commit.
+func PutBlob(ctx context.Context, tx *sql.Tx, key string, data []byte) error {
+	hash, slot, err := parseKey(key)
+	if err != nil {
+		return err
+	}
+	var commit int64
+	err = tx.QueryRowContext(ctx, `SELECT id FROM commits WHERE hash = ?`, hash).Scan(&commit)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("put blob %s: no commit %s is stored", key, hash)
+	}
+	if err != nil {
+		return fmt.Errorf("put blob %s: %w", key, err)
+	}
+	st, err := tx.PrepareContext(ctx, insertSQL["blob"])
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return putEncoded(ctx, st, hash, commit, slot, encodeBlob(data))
 }
 
 // encodedBlob is a blob ready to store: compressed off the writer's
@@ -65,18 +84,24 @@ func encodeBlob(data []byte) encodedBlob {
 	return encodedBlob{codecRaw, len(data), data}
 }
 
-func putEncoded(ctx context.Context, ex StmtExecer, key string, b encodedBlob) error {
-	if _, err := ex.ExecContext(ctx, key, b.codec, b.size, b.data); err != nil {
-		return fmt.Errorf("put blob %s: %w", key, err)
+// putEncoded stores a commit's blob in a slot; hash names it in an error.
+func putEncoded(ctx context.Context, ex StmtExecer, hash string, commit, slot int64, b encodedBlob) error {
+	if _, err := ex.ExecContext(ctx, blobID(commit, slot), b.codec, b.size, b.data); err != nil {
+		return fmt.Errorf("put blob %s: %w", slotKey(hash, slot), err)
 	}
 	return nil
 }
 
 // GetBlob returns the blob stored under key, or ErrNotFound.
 func GetBlob(ctx context.Context, q Querier, key string) ([]byte, error) {
+	hash, slot, err := parseKey(key)
+	if err != nil {
+		return nil, err
+	}
 	var codec, size int
 	var data []byte
-	err := q.QueryRowContext(ctx, `SELECT codec, size, data FROM blobs WHERE key = ?`, key).Scan(&codec, &size, &data)
+	err = q.QueryRowContext(ctx, `SELECT b.codec, b.size, b.data FROM commits c JOIN blobs b ON b.id = (c.id << 32) + ?
+		WHERE c.hash = ?`, slot, hash).Scan(&codec, &size, &data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("blob %s: %w", key, ErrNotFound)
 	}
@@ -98,16 +123,6 @@ func decodeBlob(key string, codec, size int, data []byte) ([]byte, error) {
 	}
 	return out, nil
 }
-
-// MessageKey and DiffKey name the blobs of a commit's full message and of
-// the diff text of its seq-th file change.
-func MessageKey(hash string) string { return "msg:" + hash }
-
-// RawMessageKey names the original bytes of a message that was not UTF-8.
-func RawMessageKey(hash string) string { return "rawmsg:" + hash }
-
-// DiffKey names the unified diff text of a commit's seq-th file change.
-func DiffKey(hash string, seq int) string { return fmt.Sprintf("diff:%s:%d", hash, seq) }
 
 // Marks returns n placeholders for an IN list: "?,?,?".
 func Marks(n int) string {
@@ -141,31 +156,36 @@ func Strings(ctx context.Context, q Querier, query string, args ...any) ([]strin
 	return out, err
 }
 
-// GetBlobs returns the blobs stored under keys, by key, in one query; a
-// key not stored is absent from the map.
+// GetBlobs returns the blobs stored under keys, by key, in one query per
+// kind of key; a key not stored is absent from the map.
 func GetBlobs(ctx context.Context, q Querier, keys []string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(keys))
-	if len(keys) == 0 {
-		return out, nil
+	bySlot := map[int64][]any{}
+	for _, k := range keys {
+		hash, slot, err := parseKey(k)
+		if err != nil {
+			return nil, err
+		}
+		bySlot[slot] = append(bySlot[slot], hash)
 	}
-	args := make([]any, len(keys))
-	for i, k := range keys {
-		args[i] = k
-	}
-	err := EachRow(ctx, q, `SELECT key, codec, size, data FROM blobs WHERE key IN (`+Marks(len(keys))+`)`, args,
-		func(r *sql.Rows) error {
-			var key string
-			var codec, size int
-			var data []byte
-			if err := r.Scan(&key, &codec, &size, &data); err != nil {
+	for slot, hashes := range bySlot {
+		err := EachRow(ctx, q, `SELECT c.hash, b.codec, b.size, b.data FROM commits c JOIN blobs b ON b.id = (c.id << 32) + `+
+			strconv.FormatInt(slot, 10)+` WHERE c.hash IN (`+Marks(len(hashes))+`)`, hashes,
+			func(r *sql.Rows) error {
+				var hash string
+				var codec, size int
+				var data []byte
+				if err := r.Scan(&hash, &codec, &size, &data); err != nil {
+					return err
+				}
+				key := slotKey(hash, slot)
+				b, err := decodeBlob(key, codec, size, data)
+				out[key] = b
 				return err
-			}
-			b, err := decodeBlob(key, codec, size, data)
-			out[key] = b
-			return err
-		})
-	if err != nil {
-		return nil, fmt.Errorf("get blobs: %w", err)
+			})
+		if err != nil {
+			return nil, fmt.Errorf("get blobs: %w", err)
+		}
 	}
 	return out, nil
 }

@@ -15,10 +15,14 @@ var ErrTooLarge = errors.New("blob larger than the limit")
 // ErrNotFound. Readers that can do without a large diff use it to skip the
 // decompression.
 func GetBlobUpTo(ctx context.Context, q Querier, key string, max int) ([]byte, error) {
+	hash, slot, err := parseKey(key)
+	if err != nil {
+		return nil, err
+	}
 	var codec, size int
 	var data []byte
-	err := q.QueryRowContext(ctx, `SELECT codec, size, CASE WHEN size <= ? THEN data END FROM blobs WHERE key = ?`,
-		max, key).Scan(&codec, &size, &data)
+	err = q.QueryRowContext(ctx, `SELECT b.codec, b.size, CASE WHEN b.size <= ? THEN b.data END
+		FROM commits c JOIN blobs b ON b.id = (c.id << 32) + ? WHERE c.hash = ?`, max, slot, hash).Scan(&codec, &size, &data)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, fmt.Errorf("blob %s: %w", key, ErrNotFound)

@@ -77,7 +77,7 @@ var insertSQL = map[string]string{
 		insertions, deletions, old_blob, new_blob, similarity, follow) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 	"hunk":  `INSERT INTO hunks VALUES (?,?,?,?,?,?,?)`,
 	"issue": `INSERT OR IGNORE INTO issue_refs VALUES (?,?,?,?,?,?,?)`,
-	"blob":  `INSERT OR REPLACE INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`,
+	"blob":  `INSERT OR REPLACE INTO blobs(id, codec, size, data) VALUES (?, ?, ?, ?)`,
 	"entity": `INSERT INTO entities(key, path, qualified, name, kind, language) VALUES (?,?,?,?,?,?)
 		ON CONFLICT(key) DO UPDATE SET key = excluded.key RETURNING id`,
 	"node": `INSERT INTO code_nodes(node) VALUES (?) ON CONFLICT(node) DO UPDATE SET node = excluded.node RETURNING id`,
@@ -96,7 +96,7 @@ func (w *Writer) InsertCommit(ctx context.Context, u *model.Understood, branch s
 // compressed blobs and its keyword-index row. Prepare runs on the workers,
 // so that the single writer only executes statements.
 type Prepared struct {
-	blobs  map[string]encodedBlob
+	blobs  map[int64]encodedBlob // by slot
 	search [6]string
 	// lookup are the lookup_keys path keys: "=" and each path the commit
 	// changed (new or old), "/" and each directory above one.
@@ -107,13 +107,13 @@ type Prepared struct {
 // (redacted, understood, with its entities).
 func Prepare(u *model.Understood) *Prepared {
 	c := u.Commit
-	p := &Prepared{blobs: map[string]encodedBlob{MessageKey(c.Hash): encodeBlob([]byte(c.Message))}, search: searchRow(u)}
+	p := &Prepared{blobs: map[int64]encodedBlob{slotMessage: encodeBlob([]byte(c.Message))}, search: searchRow(u)}
 	if c.RawMessage != nil {
-		p.blobs[RawMessageKey(c.Hash)] = encodeBlob(c.RawMessage)
+		p.blobs[slotRawMessage] = encodeBlob(c.RawMessage)
 	}
 	for seq, fc := range c.Changes {
 		if len(fc.Hunks) > 0 {
-			p.blobs[DiffKey(c.Hash, seq)] = encodeBlob([]byte(FormatHunks(fc.Hunks)))
+			p.blobs[slotDiff+int64(seq)] = encodeBlob([]byte(FormatHunks(fc.Hunks)))
 		}
 	}
 	p.lookup = lookupPathKeys(c.Changes)
@@ -190,6 +190,15 @@ func (w *Writer) InsertPrepared(ctx context.Context, u *model.Understood, p *Pre
 			return fmt.Errorf("insert parent of %s: %w", c.Hash, err)
 		}
 	}
+	// The blobs in the order of their ids, so that each is appended.
+	if err := putEncoded(ctx, w.stmts["blob"], c.Hash, id, slotMessage, p.blobs[slotMessage]); err != nil {
+		return err
+	}
+	if c.RawMessage != nil {
+		if err := putEncoded(ctx, w.stmts["blob"], c.Hash, id, slotRawMessage, p.blobs[slotRawMessage]); err != nil {
+			return err
+		}
+	}
 	if err := w.insertChanges(ctx, id, c, p); err != nil {
 		return err
 	}
@@ -211,12 +220,6 @@ func (w *Writer) InsertPrepared(ctx context.Context, u *model.Understood, p *Pre
 		if _, err := w.stmts["issue"].ExecContext(ctx, id, r.Key, i, r.Kind, string(r.Action), r.Raw, r.URL); err != nil {
 			return fmt.Errorf("insert issue ref of %s: %w", c.Hash, err)
 		}
-	}
-	if err := putEncoded(ctx, w.stmts["blob"], MessageKey(c.Hash), p.blobs[MessageKey(c.Hash)]); err != nil {
-		return err
-	}
-	if c.RawMessage != nil {
-		return putEncoded(ctx, w.stmts["blob"], RawMessageKey(c.Hash), p.blobs[RawMessageKey(c.Hash)])
 	}
 	return nil
 }
@@ -243,7 +246,7 @@ func (w *Writer) insertChanges(ctx context.Context, id int64, c *model.Commit, p
 			}
 		}
 		if len(fc.Hunks) > 0 {
-			if err := putEncoded(ctx, w.stmts["blob"], DiffKey(c.Hash, seq), p.blobs[DiffKey(c.Hash, seq)]); err != nil {
+			if err := putEncoded(ctx, w.stmts["blob"], c.Hash, id, slotDiff+int64(seq), p.blobs[slotDiff+int64(seq)]); err != nil {
 				return err
 			}
 		}
@@ -505,8 +508,8 @@ func (s *Store) issueRefs(ctx context.Context, id int64) ([]model.IssueRef, erro
 // DeleteCommit removes a commit and everything stored about it: rows in
 // every table (by cascade) and its message and diff blobs.
 func DeleteCommit(ctx context.Context, tx *sql.Tx, hash string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE key IN (?, ?) OR (key >= ? AND key < ?)`,
-		MessageKey(hash), RawMessageKey(hash), "diff:"+hash+":", "diff:"+hash+";"); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE id >= (SELECT id FROM commits WHERE hash = ?1) << 32
+		AND id < ((SELECT id FROM commits WHERE hash = ?1) + 1) << 32`, hash); err != nil {
 		return fmt.Errorf("delete blobs of %s: %w", hash, err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM commits WHERE hash = ?`, hash); err != nil {

@@ -2,38 +2,43 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestOpenCompactsAnOlderStore: the upgrade to a contentless keyword index
-// and a rowid blobs table keeps every row searchable and readable, keeps
-// deletion working, and gives the freed pages back to the file system.
+// TestOpenCompactsAnOlderStore: the upgrades to a contentless keyword
+// index and to blobs keyed by their commits keep every row searchable and
+// readable, keep deletion working, and give the freed pages back to the
+// file system.
 func TestOpenCompactsAnOlderStore(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	all := migrations
-	migrations = all[:compactedAt-1]
-	old, err := Open(ctx, dir)
-	migrations = all
-	if err != nil {
+	old := openVersion(t, dir, 10)
+	id := oldCommit(t, old, hashA)
+	if _, err := old.DB.Exec(`INSERT INTO search(rowid, subject, body, summary, notes, paths, entities) VALUES (?, ?, '', '', '', '', '')`,
+		id, "a parser for configuration"); err != nil {
 		t.Fatal(err)
 	}
-	insertCommit(t, old, fullCommit(hashA), "main")
 	// Bulk: enough text that the dropped copy is worth pages.
 	big := map[string][]byte{}
 	for i := range 400 {
-		big["diff:"+strings.Repeat("e", 40)+":"+string(rune('a'+i%26))+strings.Repeat("x", i)] = []byte(strings.Repeat("line of a diff\n", 40+i%7))
+		big[DiffKey(hashA, i)] = []byte(strings.Repeat("line of a diff\n", 40+i%7))
 		if _, err := old.DB.Exec(`INSERT INTO search(rowid, subject, body, summary, notes, paths, entities) VALUES (?, ?, ?, '', '', '', '')`,
 			1000+i, "subject words", strings.Repeat("a body that repeats itself ", 60)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	putBlobs(t, old, big)
+	for k, v := range big {
+		oldBlob(t, old, k, v)
+	}
 	if n := count(t, old.DB, `SELECT COUNT(*) FROM search WHERE search MATCH 'parser'`); n != 1 {
-		t.Fatalf("version %d store: %d rows match 'parser', want 1", compactedAt-1, n)
+		t.Fatalf("version 10 store: %d rows match 'parser', want 1", n)
 	}
 	old.Close()
 	before := fileSize(t, dir)
@@ -62,14 +67,108 @@ func TestOpenCompactsAnOlderStore(t *testing.T) {
 			t.Fatalf("blob %s after the upgrade: %d bytes, %v", k, len(got), err)
 		}
 	}
-	if _, err := st.DB.Exec(`DELETE FROM commits WHERE hash = ?`, hashA); err != nil {
+	if err := st.Tx(ctx, func(tx *sql.Tx) error { return DeleteCommit(ctx, tx, hashA) }); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, st.DB, `SELECT COUNT(*) FROM search WHERE search MATCH 'parser'`); n != 0 {
 		t.Errorf("a deleted commit's row still matches: %d", n)
 	}
+	if n := count(t, st.DB, `SELECT COUNT(*) FROM blobs`); n != 0 {
+		t.Errorf("a deleted commit's %d blobs remain", n)
+	}
 	if after := fileSize(t, dir); after >= before*3/4 {
 		t.Errorf("store file %d bytes before the upgrade, %d after: not compacted", before, after)
+	}
+}
+
+// TestOpenKeysBlobsByCommit: a version 11 store's blobs, keyed by text,
+// are each read back by the same key after the upgrade, from a table with
+// no key text and no index; a blob of no stored commit is not kept.
+func TestOpenKeysBlobsByCommit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	old := openVersion(t, dir, 11)
+	idA, idP := oldCommit(t, old, hashA), oldCommit(t, old, hashP)
+	want := map[string][]byte{
+		MessageKey(hashA):    []byte(strings.Repeat("a message long enough to be compressed ", 10)),
+		RawMessageKey(hashA): {0xff, 0xfe, 'x'},
+		DiffKey(hashA, 0):    []byte("@@ -1 +1 @@\n-a\n+b\n"),
+		DiffKey(hashA, 11):   []byte(strings.Repeat("+a line of diff\n", 30)),
+		MessageKey(hashP):    []byte("short"),
+		DiffKey(hashP, 3):    []byte("@@ -0,0 +1 @@\n+x\n"),
+	}
+	for k, v := range want {
+		oldBlob(t, old, k, v)
+	}
+	oldBlob(t, old, MessageKey(hashQ), []byte("of no stored commit"))
+	old.Close()
+
+	st, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("upgrade: %v", err)
+	}
+	defer st.Close()
+	for k, v := range want {
+		if got, err := GetBlob(ctx, st.DB, k); err != nil || string(got) != string(v) {
+			t.Errorf("blob %s after the upgrade: %q, %v; want %q", k, got, err, v)
+		}
+	}
+	if _, err := GetBlob(ctx, st.DB, MessageKey(hashQ)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("blob of no stored commit: %v, want ErrNotFound", err)
+	}
+	ids, err := Strings(ctx, st.DB, `SELECT id FROM blobs ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIDs := []string{fmt.Sprint(idA << 32), fmt.Sprint(idA<<32 + 1), fmt.Sprint(idA<<32 + 2), fmt.Sprint(idA<<32 + 13),
+		fmt.Sprint(idP << 32), fmt.Sprint(idP<<32 + 5)}
+	if !slices.Equal(ids, wantIDs) {
+		t.Errorf("blob ids %v, want %v", ids, wantIDs)
+	}
+	keys, err := Strings(ctx, st.DB, `SELECT key FROM blob_keys ORDER BY key`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != len(want) {
+		t.Errorf("blob_keys shows %v, want the %d keys", keys, len(want))
+	}
+	if n := count(t, st.DB, `SELECT COUNT(*) FROM sqlite_master WHERE tbl_name = 'blobs' AND type = 'index'`); n != 0 {
+		t.Errorf("blobs has %d indexes, want none", n)
+	}
+	if n := count(t, st.DB, `SELECT COUNT(*) FROM pragma_table_info('blobs') WHERE name = 'key'`); n != 0 {
+		t.Error("blobs still has a key column")
+	}
+}
+
+// openVersion creates a store at schema version v.
+func openVersion(t *testing.T, dir string, v int) *Store {
+	t.Helper()
+	all := migrations
+	migrations = all[:v]
+	st, err := Open(context.Background(), dir)
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// oldCommit stores a bare commit row in a store of any version; its id.
+func oldCommit(t *testing.T, st *Store, hash string) int64 {
+	t.Helper()
+	err := st.Tx(context.Background(), func(tx *sql.Tx) error { return bareCommit(context.Background(), tx, hash) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int64(count(t, st.DB, `SELECT id FROM commits WHERE hash = ?`, hash))
+}
+
+// oldBlob stores a blob under its key text, as versions before 12 did.
+func oldBlob(t *testing.T, st *Store, key string, data []byte) {
+	t.Helper()
+	b := encodeBlob(data)
+	if _, err := st.DB.Exec(`INSERT INTO blobs(key, codec, size, data) VALUES (?, ?, ?, ?)`, key, b.codec, b.size, b.data); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -100,7 +199,9 @@ func TestGetBlobs(t *testing.T) {
 	if got, err := GetBlobs(ctx, st.DB, nil); err != nil || len(got) != 0 {
 		t.Fatalf("no keys: %v, %v", got, err)
 	}
-	if _, err := st.DB.Exec(`INSERT INTO blobs(key, codec, size, data) VALUES ('msg:bad', 1, 100, x'00010203')`); err != nil {
+	putBlobs(t, st, map[string][]byte{"msg:bad": []byte("x")})
+	if _, err := st.DB.Exec(`UPDATE blobs SET codec = 1, size = 100, data = x'00010203'
+		WHERE id = (SELECT id FROM commits WHERE hash = 'bad') << 32`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := GetBlobs(ctx, st.DB, []string{"msg:a", "msg:bad"}); err == nil || !strings.Contains(err.Error(), "msg:bad") {

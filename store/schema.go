@@ -413,4 +413,34 @@ INSERT INTO blobs_new(key, codec, size, data) SELECT key, codec, size, data FROM
 DROP TABLE blobs;
 ALTER TABLE blobs_new RENAME TO blobs;
 `,
+	// 12: a blob's row id is its commit's id << 32 plus its slot (0 the
+	// message, 1 the raw message, 2 + seq a diff; store/blobkeys.go), in
+	// place of a key text that repeated the commit's hash, and the index
+	// over it. A blob whose commit is not stored (none is: a commit's blobs
+	// are deleted with it) could not be read through its commit, and is not
+	// kept. blob_keys shows the blobs by their keys (a scan: the readers go
+	// through the commit).
+	`
+CREATE TABLE blobs_new (
+	id    INTEGER PRIMARY KEY,
+	codec INTEGER NOT NULL,
+	size  INTEGER NOT NULL,
+	data  BLOB NOT NULL
+);
+INSERT INTO blobs_new(id, codec, size, data)
+	SELECT (c.id << 32) + k.slot, b.codec, b.size, b.data
+	FROM (SELECT rowid AS r,
+			CASE kind WHEN 'msg' THEN rest WHEN 'rawmsg' THEN rest ELSE substr(rest, 1, instr(rest, ':') - 1) END AS hash,
+			CASE kind WHEN 'msg' THEN 0 WHEN 'rawmsg' THEN 1 ELSE 2 + CAST(substr(rest, instr(rest, ':') + 1) AS INTEGER) END AS slot
+		FROM (SELECT rowid, substr(key, 1, instr(key, ':') - 1) AS kind, substr(key, instr(key, ':') + 1) AS rest FROM blobs)
+		WHERE kind IN ('msg', 'rawmsg') OR (kind = 'diff' AND instr(rest, ':') > 0)) k
+	JOIN blobs b ON b.rowid = k.r
+	JOIN commits c ON c.hash = k.hash
+	ORDER BY 1;
+DROP TABLE blobs;
+ALTER TABLE blobs_new RENAME TO blobs;
+CREATE VIEW blob_keys AS SELECT CASE b.id & 4294967295 WHEN 0 THEN 'msg:' || c.hash WHEN 1 THEN 'rawmsg:' || c.hash
+		ELSE 'diff:' || c.hash || ':' || ((b.id & 4294967295) - 2) END AS key, b.codec, b.size, b.data
+	FROM blobs b JOIN commits c ON c.id = b.id >> 32;
+`,
 }

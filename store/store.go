@@ -100,7 +100,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	if have > 0 && have < compactedAt && len(migrations) >= compactedAt {
-		// The pages migration 11 freed stay in the file until a VACUUM.
+		// The pages migrations 11 and 12 freed stay in the file until a VACUUM.
 		// Best effort: a store that stays larger is still correct, and
 		// VACUUM fails while another process reads the store. In WAL mode
 		// the file shrinks at the checkpoint.
@@ -111,9 +111,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// compactedAt is the migration that dropped the keyword index's copy of
-// its text and rebuilt blobs, after which an older store is vacuumed.
-const compactedAt = 11
+// compactedAt is the last migration that freed many pages (11 dropped the
+// keyword index's copy of its text and rebuilt blobs, 12 rebuilt blobs
+// without their key texts), after which an older store is vacuumed.
+const compactedAt = 12
 
 // SchemaVersion reports the migration version the database is at.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {

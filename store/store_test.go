@@ -162,13 +162,15 @@ func putBlobs(t *testing.T, st *Store, blobs map[string][]byte) {
 	t.Helper()
 	ctx := context.Background()
 	err := st.Tx(ctx, func(tx *sql.Tx) error {
-		w, err := NewWriter(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer w.Close()
 		for k, v := range blobs {
-			if err := PutBlob(ctx, w.stmts["blob"], k, v); err != nil {
+			hash, _, err := parseKey(k)
+			if err != nil {
+				return err
+			}
+			if err := bareCommit(ctx, tx, hash); err != nil {
+				return err
+			}
+			if err := PutBlob(ctx, tx, k, v); err != nil {
 				return err
 			}
 		}
@@ -177,6 +179,15 @@ func putBlobs(t *testing.T, st *Store, blobs map[string][]byte) {
 	if err != nil {
 		t.Fatalf("put blobs: %v", err)
 	}
+}
+
+// bareCommit stores a commit row with nothing else, for the blobs of the
+// tests to belong to, unless one is stored.
+func bareCommit(ctx context.Context, tx *sql.Tx, hash string) error {
+	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO commits(hash, author_name, author_email, author_time, author_tz,
+		committer_name, committer_email, committer_time, committer_tz, subject, is_merge, files_changed, insertions,
+		deletions, indexed_at) VALUES (?, '', '', 0, 0, '', '', 0, 0, '', 0, 0, 0, 0, 0)`, hash)
+	return err
 }
 
 func TestBlobRoundTrip(t *testing.T) {
@@ -210,12 +221,15 @@ func TestBlobRoundTrip(t *testing.T) {
 		"unicode":        {[]byte(strings.Repeat("héllo wörld ✓ 日本語\n", 20)), codecZstd},
 	}
 	in := map[string][]byte{}
-	for k, c := range cases {
-		in[k] = c.data
+	keys := map[string]string{}
+	for name, c := range cases {
+		keys[name] = DiffKey(hashA, len(keys))
+		in[keys[name]] = c.data
 	}
 	putBlobs(t, st, in)
 
-	for k, c := range cases {
+	for name, c := range cases {
+		k := keys[name]
 		got, err := GetBlob(ctx, st.DB, k)
 		if err != nil {
 			t.Errorf("GetBlob(%s): %v", k, err)
@@ -225,7 +239,7 @@ func TestBlobRoundTrip(t *testing.T) {
 			t.Errorf("GetBlob(%s) = %d bytes, want %d bytes (%q...)", k, len(got), len(c.data), c.data[:min(len(c.data), 16)])
 		}
 		var codec, size int
-		if err := st.DB.QueryRow(`SELECT codec, size FROM blobs WHERE key = ?`, k).Scan(&codec, &size); err != nil {
+		if err := st.DB.QueryRow(`SELECT codec, size FROM blob_keys WHERE key = ?`, k).Scan(&codec, &size); err != nil {
 			t.Fatal(err)
 		}
 		if codec != c.codec {
@@ -238,24 +252,24 @@ func TestBlobRoundTrip(t *testing.T) {
 
 	// A raw blob is stored as is; a large compressible one shrinks.
 	var raw []byte
-	if err := st.DB.QueryRow(`SELECT data FROM blobs WHERE key = 'small'`).Scan(&raw); err != nil {
+	if err := st.DB.QueryRow(`SELECT data FROM blob_keys WHERE key = ?`, keys["small"]).Scan(&raw); err != nil {
 		t.Fatal(err)
 	}
 	if string(raw) != "hello, world" {
 		t.Errorf("raw blob stored as %q", raw)
 	}
-	stored := count(t, st.DB, `SELECT length(data) FROM blobs WHERE key = 'compressible'`)
+	stored := count(t, st.DB, `SELECT length(data) FROM blob_keys WHERE key = ?`, keys["compressible"])
 	if stored >= len(compressible)/4 {
 		t.Errorf("compressible blob of %d bytes stored in %d bytes", len(compressible), stored)
 	}
 
 	// Replacing a value: the new one wins, codec included.
-	putBlobs(t, st, map[string][]byte{"compressible": []byte("short now")})
-	got, err := GetBlob(ctx, st.DB, "compressible")
+	putBlobs(t, st, map[string][]byte{keys["compressible"]: []byte("short now")})
+	got, err := GetBlob(ctx, st.DB, keys["compressible"])
 	if err != nil || string(got) != "short now" {
 		t.Errorf("after replace GetBlob = %q, %v; want %q", got, err, "short now")
 	}
-	if n := count(t, st.DB, `SELECT COUNT(*) FROM blobs WHERE key = 'compressible'`); n != 1 {
+	if n := count(t, st.DB, `SELECT COUNT(*) FROM blob_keys WHERE key = ?`, keys["compressible"]); n != 1 {
 		t.Errorf("%d rows for a replaced key, want 1", n)
 	}
 }
@@ -280,6 +294,28 @@ func TestBlobKeys(t *testing.T) {
 	}
 	if got := DiffKey("abc", 12); got != "diff:abc:12" {
 		t.Errorf("DiffKey = %q", got)
+	}
+	for _, k := range []string{MessageKey(hashA), RawMessageKey(hashA), DiffKey(hashA, 0), DiffKey(hashA, 4000)} {
+		hash, slot, err := parseKey(k)
+		if err != nil || hash != hashA || slotKey(hash, slot) != k {
+			t.Errorf("parseKey(%s) = %s, %d, %v", k, hash, slot, err)
+		}
+	}
+	st, _ := openTest(t)
+	for _, k := range []string{"small", "diff:" + hashA, "diff:" + hashA + ":x", "diff:" + hashA + ":-1", "note:" + hashA} {
+		if _, _, err := parseKey(k); err == nil {
+			t.Errorf("parseKey(%q): no error", k)
+		}
+		if _, err := GetBlob(context.Background(), st.DB, k); err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("GetBlob(%q): %v, want an error naming the key", k, err)
+		}
+	}
+	// A blob belongs to a stored commit.
+	err := st.Tx(context.Background(), func(tx *sql.Tx) error {
+		return PutBlob(context.Background(), tx, MessageKey(hashQ), []byte("orphan"))
+	})
+	if err == nil || !strings.Contains(err.Error(), "no commit "+hashQ) {
+		t.Errorf("PutBlob for a commit not stored: %v", err)
 	}
 }
 
@@ -435,7 +471,7 @@ func TestCommitRoundTripMinimal(t *testing.T) {
 	if offset(got.Author.When) != 0 {
 		t.Errorf("UTC author came back with offset %d", offset(got.Author.When))
 	}
-	if n := count(t, st.DB, `SELECT COUNT(*) FROM blobs WHERE key = ?`, RawMessageKey(hashP)); n != 0 {
+	if n := count(t, st.DB, `SELECT COUNT(*) FROM blob_keys WHERE key = ?`, RawMessageKey(hashP)); n != 0 {
 		t.Errorf("raw message blob stored for a commit without RawMessage")
 	}
 }
@@ -540,7 +576,7 @@ func TestDeleteCommit(t *testing.T) {
 	}
 	before := map[string]int{}
 	for _, h := range neighbours {
-		before[h] = count(t, st.DB, `SELECT COUNT(*) FROM blobs WHERE key IN (?, ?) OR key LIKE ?`,
+		before[h] = count(t, st.DB, `SELECT COUNT(*) FROM blob_keys WHERE key IN (?, ?) OR key LIKE ?`,
 			MessageKey(h), RawMessageKey(h), "diff:"+h+":%")
 		if before[h] != 6 {
 			t.Fatalf("neighbour %s has %d blobs before delete, want 6", h, before[h])
@@ -551,7 +587,7 @@ func TestDeleteCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Changes 4 and 5 have no hunks, hence no diff blob.
-	if n := count(t, st.DB, `SELECT COUNT(*) FROM blobs WHERE key LIKE ?`, "diff:"+hashA+":%"); n != 10 {
+	if n := count(t, st.DB, `SELECT COUNT(*) FROM blob_keys WHERE key LIKE ?`, "diff:"+hashA+":%"); n != 10 {
 		t.Fatalf("victim has %d diff blobs, want 10", n)
 	}
 	if _, err := GetBlob(ctx, st.DB, DiffKey(hashA, 11)); err != nil {
@@ -578,12 +614,12 @@ func TestDeleteCommit(t *testing.T) {
 			t.Errorf("blob %s after delete: %v, want ErrNotFound", k, err)
 		}
 	}
-	if n := count(t, st.DB, `SELECT COUNT(*) FROM blobs WHERE instr(key, ?) > 0 AND instr(key, ?) = 0`,
+	if n := count(t, st.DB, `SELECT COUNT(*) FROM blob_keys WHERE instr(key, ?) > 0 AND instr(key, ?) = 0`,
 		hashA, longer); n != 0 {
 		t.Errorf("%d blobs of the deleted commit remain", n)
 	}
 	for _, h := range neighbours {
-		after := count(t, st.DB, `SELECT COUNT(*) FROM blobs WHERE key IN (?, ?) OR key LIKE ?`,
+		after := count(t, st.DB, `SELECT COUNT(*) FROM blob_keys WHERE key IN (?, ?) OR key LIKE ?`,
 			MessageKey(h), RawMessageKey(h), "diff:"+h+":%")
 		if after != before[h] {
 			t.Errorf("neighbour %s: %d blobs after delete, want %d", h, after, before[h])

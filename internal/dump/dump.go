@@ -57,7 +57,7 @@ var tables = map[string]string{
 	"hunks": `SELECT c.hash, h.seq, h.idx, h.old_start, h.old_lines, h.new_start, h.new_lines
 		FROM hunks h JOIN commits c ON c.id = h.commit_id`,
 	"issue_refs": `SELECT c.hash, r.key, r.ord, r.kind, r.action, r.raw, r.url FROM issue_refs r JOIN commits c ON c.id = r.commit_id`,
-	"blobs":      `SELECT key, codec, size, data FROM blobs`,
+	"blobs":      `SELECT key, codec, size, data FROM blob_keys`,
 	"design_notes": `SELECT c.hash, n.idx, n.source, n.path, n.line, n.marker, n.text, n.entities
 		FROM design_notes n JOIN commits c ON c.id = n.commit_id`,
 	"entities": `SELECT key, path, qualified, name, kind, language FROM entities`,
