@@ -57,10 +57,12 @@ func (h *Home) Hold(ctx context.Context, name string) error {
 	if hd.st, err = store.Open(ctx, dir); err != nil {
 		return fail(err)
 	}
-	// A daemon holds the graph open while it syncs, so it compacts what
-	// its earlier syncs grew when it takes the repository up again.
+	// A daemon holds the graph and the store open while it syncs, so it
+	// compacts what its earlier syncs grew when it takes the repository up
+	// again.
 	addr := h.graphAddr(name, repo)
 	compactGraph(name, addr)
+	compactStore(ctx, name, hd.st)
 	if hd.g, err = graph.Open(ctx, addr); err != nil {
 		return fail(errors.Join(err, hd.st.Close()))
 	}

@@ -65,6 +65,7 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 			// holds its graphs open and compacts them when it takes a
 			// repository up: Hold.)
 			compactGraph(name, graphAddr)
+			compactStore(ctx, name, st)
 		}
 		return err
 	})
@@ -77,6 +78,15 @@ func (h *Home) Sync(ctx context.Context, name string, opts SyncOptions) (*indexe
 func compactGraph(name, addr string) {
 	if _, _, err := graph.CompactIfGrown(addr); err != nil {
 		slog.Warn("graph not compacted", "repository", name, "err", err)
+	}
+}
+
+// compactStore compacts a store that has doubled since it was last
+// compacted (store.CompactIfGrown); like the graph's, a failure is a
+// warning.
+func compactStore(ctx context.Context, name string, st *store.Store) {
+	if _, _, err := st.CompactIfGrown(ctx); err != nil {
+		slog.Warn("store not compacted", "repository", name, "err", err)
 	}
 }
 

@@ -214,3 +214,49 @@ func TestGetBlobs(t *testing.T) {
 		t.Errorf("GetBlobUpTo of a corrupt blob: %v", err)
 	}
 }
+
+// TestCompactIfGrown: a store is compacted when it has doubled since its
+// last compaction, and not before; what it holds reads the same after.
+func TestCompactIfGrown(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openTest(t)
+	if b, a, err := st.CompactIfGrown(ctx); err != nil || b != 0 || a != 0 {
+		t.Fatalf("under the minimum: compacted %d -> %d, %v", b, a, err)
+	}
+	defer func(m int64) { compactMinBytes = m }(compactMinBytes)
+	compactMinBytes = 0
+	fill := func(from, n int) map[string][]byte {
+		blobs := map[string][]byte{}
+		for i := from; i < from+n; i++ {
+			// Keys in no order, as an index takes them.
+			blobs[MessageKey(fmt.Sprintf("%040x", uint64(i)*0x9e3779b97f4a7c15))] = []byte(strings.Repeat(fmt.Sprint(i, " words "), 30))
+		}
+		putBlobs(t, st, blobs)
+		return blobs
+	}
+	blobs := fill(0, 3000)
+	b, a, err := st.CompactIfGrown(ctx)
+	if err != nil || b == 0 || a <= 0 || a >= b {
+		t.Fatalf("first compaction: %d -> %d bytes, %v; want smaller", b, a, err)
+	}
+	if b, a, err := st.CompactIfGrown(ctx); err != nil || b != 0 || a != 0 {
+		t.Errorf("not grown since: compacted %d -> %d, %v", b, a, err)
+	}
+	for k, v := range fill(3000, 100) {
+		blobs[k] = v
+	}
+	if b, _, err := st.CompactIfGrown(ctx); err != nil || b != 0 {
+		t.Errorf("grown a little: compacted %d, %v", b, err)
+	}
+	for k, v := range fill(3100, 6000) {
+		blobs[k] = v
+	}
+	if b, _, err := st.CompactIfGrown(ctx); err != nil || b == 0 {
+		t.Errorf("doubled: not compacted (%d), %v", b, err)
+	}
+	for k, v := range blobs {
+		if got, err := GetBlob(ctx, st.DB, k); err != nil || string(got) != string(v) {
+			t.Fatalf("blob %s after compaction: %d bytes, %v", k, len(got), err)
+		}
+	}
+}

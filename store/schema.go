@@ -443,4 +443,13 @@ CREATE VIEW blob_keys AS SELECT CASE b.id & 4294967295 WHEN 0 THEN 'msg:' || c.h
 		ELSE 'diff:' || c.hash || ':' || ((b.id & 4294967295) - 2) END AS key, b.codec, b.size, b.data
 	FROM blobs b JOIN commits c ON c.id = b.id >> 32;
 `,
+	// 13: the database's page count after its last compaction (see
+	// Store.CompactIfGrown); 0 before the first.
+	`
+CREATE TABLE compaction (
+	id    INTEGER PRIMARY KEY CHECK (id = 1),
+	pages INTEGER NOT NULL
+);
+INSERT INTO compaction VALUES (1, 0);
+`,
 }

@@ -100,13 +100,9 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	if have > 0 && have < compactedAt && len(migrations) >= compactedAt {
-		// The pages migrations 11 and 12 freed stay in the file until a VACUUM.
-		// Best effort: a store that stays larger is still correct, and
-		// VACUUM fails while another process reads the store. In WAL mode
-		// the file shrinks at the checkpoint.
-		if _, err := s.DB.ExecContext(ctx, `VACUUM`); err == nil {
-			_, _ = s.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
-		}
+		// The pages migrations 11 and 12 freed stay in the file until a
+		// VACUUM. Best effort: a store that stays larger is still correct.
+		_ = s.compact(ctx)
 	}
 	return nil
 }
