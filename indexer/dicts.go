@@ -8,7 +8,7 @@ import (
 
 // dictRetry is how many more commits a sync writes before it tries again
 // to train the blob dictionaries, while the store has too few commits.
-const dictRetry = 4096
+const dictRetry = 500
 
 // trainDictionaries trains the store's blob dictionaries, between two
 // batches of the writer, once enough commits are stored

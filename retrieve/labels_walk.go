@@ -153,7 +153,7 @@ type laterChange struct {
 // the lines of a file it added, else those of its diff.
 func (w *walker) addedLines(ctx context.Context, hash string) ([]*fileLines, error) {
 	var files []*fileLines
-	err := store.EachRow(ctx, w.q, `SELECT c.id, f.seq, f.path, f.new_blob, f.status = 'added', f.insertions
+	err := store.EachRow(ctx, w.q, `SELECT c.id, f.seq, f.path, lower(hex(f.new_blob)), f.status = 'added', f.insertions
 		FROM file_changes f JOIN commits c ON c.id = f.commit_id
 		WHERE c.hash = ? AND f.status != 'deleted' AND NOT f.binary AND f.skipped = '' AND f.insertions > 0
 		ORDER BY f.seq LIMIT ?`, []any{hash, labelFiles}, func(r *sql.Rows) error {
@@ -410,7 +410,7 @@ func (w *walker) read(ctx context.Context, path string, after, upto int64, limit
 	if limit <= 0 {
 		return nil, false, nil
 	}
-	const cols = `commit_id, seq, status = 'deleted', binary OR skipped != '', old_blob, new_blob`
+	const cols = `commit_id, seq, status = 'deleted', binary OR skipped != '', lower(hex(old_blob)), lower(hex(new_blob))`
 	var out []laterChange
 	var oldBlob, newBlob, moved sql.RawBytes
 	err = store.EachRow(ctx, w.q, `SELECT `+cols+`, '' FROM file_changes WHERE path = ?1 AND commit_id > ?2 AND commit_id <= ?3

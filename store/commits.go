@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -239,8 +240,13 @@ func labelsJSON(cl model.Classification) string {
 
 func (w *Writer) insertChanges(ctx context.Context, id int64, c *model.Commit, p *Prepared) error {
 	for seq, fc := range c.Changes {
+		oldBlob, err1 := objectID(fc.OldBlob)
+		newBlob, err2 := objectID(fc.NewBlob)
+		if err := errors.Join(err1, err2); err != nil {
+			return fmt.Errorf("change %s of %s: %w", fc.Path, c.Hash, err)
+		}
 		_, err := w.stmts["change"].ExecContext(ctx, id, seq, fc.Path, fc.OldPath, string(fc.Status), fc.Language,
-			fc.Binary, string(fc.Skipped), fc.Insertions, fc.Deletions, fc.OldBlob, fc.NewBlob, fc.Similarity, fc.Follow)
+			fc.Binary, string(fc.Skipped), fc.Insertions, fc.Deletions, oldBlob, newBlob, fc.Similarity, fc.Follow)
 		if err != nil {
 			return fmt.Errorf("insert change %s of %s: %w", fc.Path, c.Hash, err)
 		}
@@ -256,6 +262,19 @@ func (w *Writer) insertChanges(ctx context.Context, id int64, c *model.Commit, p
 		}
 	}
 	return nil
+}
+
+// objectID is the bytes of a hex object id as file_changes stores them;
+// "" is an empty blob (an empty slice: the driver binds nil as NULL).
+func objectID(h string) ([]byte, error) {
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		return nil, fmt.Errorf("object id %q is not hex: %w", h, err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
 }
 
 // FormatHunks renders hunks as the body of a unified diff, with git's
@@ -457,7 +476,8 @@ func zone(offset int) *time.Location {
 
 func (s *Store) changes(ctx context.Context, id int64, hash string) ([]model.FileChange, error) {
 	rows, err := s.DB.QueryContext(ctx, `SELECT seq, path, old_path, status, language, binary, skipped,
-		insertions, deletions, old_blob, new_blob, similarity, follow FROM file_changes WHERE commit_id = ? ORDER BY seq`, id)
+		insertions, deletions, lower(hex(old_blob)), lower(hex(new_blob)), similarity, follow FROM file_changes
+		WHERE commit_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, err
 	}

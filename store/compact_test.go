@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gitmemory/gitmemory/model"
 )
 
 // TestOpenCompactsAnOlderStore: the upgrades to a contentless keyword
@@ -258,5 +261,61 @@ func TestCompactIfGrown(t *testing.T) {
 		if got, err := GetBlob(ctx, st.DB, k); err != nil || string(got) != string(v) {
 			t.Fatalf("blob %s after compaction: %d bytes, %v", k, len(got), err)
 		}
+	}
+}
+
+// TestOpenStoresObjectIDsAsBytes: a version 13 store's object ids, hex
+// text, are bytes after the upgrade and read back as the same hex; none
+// stays none. A writer refuses an id that is not hex, naming it.
+func TestOpenStoresObjectIDsAsBytes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	old := openVersion(t, dir, 13)
+	id := oldCommit(t, old, hashA)
+	for seq, ids := range [][2]string{{"", "5555555555555555555555555555555555555555"},
+		{"3333333333333333333333333333333333333333", "abcdef0123456789abcdef0123456789abcdef01"}, {"6666666666666666666666666666666666666666", ""}} {
+		if _, err := old.DB.Exec(`INSERT INTO file_changes(commit_id, seq, path, status, insertions, deletions, old_blob, new_blob)
+			VALUES (?, ?, ?, 'modified', 1, 1, ?, ?)`, id, seq, fmt.Sprint("f", seq), ids[0], ids[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	putBlobs(t, old, map[string][]byte{MessageKey(hashA): []byte("a message")})
+	old.Close()
+	st, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("upgrade: %v", err)
+	}
+	defer st.Close()
+	got, err := Strings(ctx, st.DB, `SELECT typeof(old_blob) || ' ' || length(old_blob) || ' ' || lower(hex(old_blob)) || ' ' ||
+		typeof(new_blob) || ' ' || length(new_blob) || ' ' || lower(hex(new_blob)) FROM file_changes ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"blob 0  blob 20 5555555555555555555555555555555555555555",
+		"blob 20 3333333333333333333333333333333333333333 blob 20 abcdef0123456789abcdef0123456789abcdef01",
+		"blob 20 6666666666666666666666666666666666666666 blob 0 "}
+	if !slices.Equal(got, want) {
+		t.Errorf("object ids after the upgrade:\n%q\nwant\n%q", got, want)
+	}
+	c, _, err := st.GetCommit(ctx, hashA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Changes) != 3 || c.Changes[1].NewBlob != "abcdef0123456789abcdef0123456789abcdef01" || c.Changes[0].OldBlob != "" {
+		t.Errorf("GetCommit's changes: %+v", c.Changes)
+	}
+
+	bad := fullCommit(hashP)
+	bad.Changes[0].NewBlob = "not-hex"
+	err = st.Tx(ctx, func(tx *sql.Tx) error {
+		w, err := NewWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		return w.InsertCommit(ctx, &model.Understood{Commit: bad}, "main", time.Now())
+	})
+	if err == nil || !strings.Contains(err.Error(), `"not-hex"`) {
+		t.Errorf("a change with object id not-hex: %v", err)
 	}
 }

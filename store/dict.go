@@ -44,7 +44,7 @@ func kindOf(slot int64) int {
 }
 
 // Training: dictMinCommits is a variable for the tests.
-var dictMinCommits = 1000
+var dictMinCommits = 5000
 
 const (
 	dictSampleCommits = 1000       // commits sampled, spread over the history

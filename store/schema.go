@@ -461,4 +461,8 @@ CREATE TABLE blob_dicts (
 	dict    BLOB NOT NULL
 );
 `,
+	// 14: file_changes.old_blob and new_blob hold the object ids' bytes
+	// (x'' for none), not their hex: 13.3 of git/git's 22.6 MB of file
+	// changes were hex digits. Readers select lower(hex(old_blob)).
+	`UPDATE file_changes SET old_blob = unhex(old_blob), new_blob = unhex(new_blob)`,
 }

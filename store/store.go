@@ -100,7 +100,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	if have > 0 && have < compactedAt && len(migrations) >= compactedAt {
-		// The pages migrations 11 and 12 freed stay in the file until a
+		// The pages migrations 11, 12 and 14 freed stay in the file until a
 		// VACUUM. Best effort: a store that stays larger is still correct.
 		_ = s.compact(ctx)
 	}
@@ -109,8 +109,9 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // compactedAt is the last migration that freed many pages (11 dropped the
 // keyword index's copy of its text and rebuilt blobs, 12 rebuilt blobs
-// without their key texts), after which an older store is vacuumed.
-const compactedAt = 12
+// without their key texts, 14 halved the file changes' object ids), after
+// which an older store is vacuumed.
+const compactedAt = 14
 
 // SchemaVersion reports the migration version the database is at.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {

@@ -54,7 +54,8 @@ var tables = map[string]string{
 		message_repaired, branch, rewritten, graphed, classification, labels, summary, severity FROM commits`,
 	"commit_parents": `SELECT c.hash, p.idx, p.parent_hash FROM commit_parents p JOIN commits c ON c.id = p.commit_id`,
 	"file_changes": `SELECT c.hash, f.seq, f.path, f.old_path, f.status, f.language, f.binary, f.skipped, f.insertions,
-		f.deletions, f.old_blob, f.new_blob, f.similarity, f.follow FROM file_changes f JOIN commits c ON c.id = f.commit_id`,
+		f.deletions, lower(hex(f.old_blob)), lower(hex(f.new_blob)), f.similarity, f.follow
+		FROM file_changes f JOIN commits c ON c.id = f.commit_id`,
 	"hunks": `SELECT c.hash, h.seq, h.idx, h.old_start, h.old_lines, h.new_start, h.new_lines
 		FROM hunks h JOIN commits c ON c.id = h.commit_id`,
 	"issue_refs": `SELECT c.hash, r.key, r.ord, r.kind, r.action, r.raw, r.url FROM issue_refs r JOIN commits c ON c.id = r.commit_id`,
