@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gitmemory/gitmemory/model"
+	"github.com/gitmemory/gitmemory/store"
 	"github.com/gitmemory/gitmemory/understand/entity"
 )
 
@@ -361,11 +362,10 @@ func canonicalEntities(chs []model.EntityChange) []model.EntityChange {
 func (s *Syncer) prepare(batch []outcome) {
 	var g errgroup.Group
 	g.SetLimit(len(s.parserSet))
-	codec := s.codec.Load()
 	for i := range batch {
 		if batch[i].err == nil {
 			g.Go(func() error {
-				batch[i].prep = codec.Prepare(batch[i].commit)
+				batch[i].prep = store.Prepare(batch[i].commit)
 				return nil
 			})
 		}

@@ -50,11 +50,6 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 	if !s.opts.ExtractOnly && !s.opts.NoRelations {
 		s.rel = newRelater(ctx, s.st, s.path)
 	}
-	codec, err := s.st.BlobCodec(ctx)
-	if err != nil {
-		return err
-	}
-	s.codec.Store(codec)
 	s.parserSet = make([]*entity.Parser, s.opts.Workers)
 	for i := range s.parserSet {
 		s.parserSet[i] = entity.NewParser()
@@ -118,7 +113,6 @@ func (s *Syncer) process(ctx context.Context, repo *extract.Repo, res *Result) e
 					b[i].prep = nil // written: only the graph stage may still hold the batch
 				}
 				done += len(b)
-				s.trainDictionaries(gctx, done)
 				if s.opts.Progress != nil {
 					s.opts.Progress(Progress{Done: done, Total: total, Failed: res.Failed, Elapsed: time.Since(start)})
 				}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -43,11 +42,6 @@ type Syncer struct {
 	// sources holds the file contents of the batches between extraction
 	// and the end of their entity stage (see sourceBudget).
 	sources *semaphore.Weighted
-	// codec encodes the blobs, with the store's dictionaries once it has
-	// them (see trainDictionaries); dictAt is the count of written commits
-	// at which to try training next.
-	codec  atomic.Pointer[store.BlobCodec]
-	dictAt int
 }
 
 // New prepares a sync of the repository at path into st.

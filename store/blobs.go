@@ -108,34 +108,16 @@ func GetBlob(ctx context.Context, q Querier, key string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("get blob %s: %w", key, err)
 	}
-	return decodeBlob(ctx, q, key, codec, size, data)
-}
-
-// DecodeBlob returns the bytes of a blob read from the blobs table as it
-// is stored (codec, size, data), for readers of the whole table; q
-// answers the query for a dictionary. key names it in an error.
-func DecodeBlob(ctx context.Context, q Querier, key string, codec, size int, data []byte) ([]byte, error) {
-	return decodeBlob(ctx, q, key, codec, size, data)
+	return decodeBlob(key, codec, size, data)
 }
 
 // decodeBlob returns a stored blob's bytes: data itself, or data
-// decompressed into size bytes, with the dictionary of q's store that the
-// frame names if it names one. q must be free for a query.
-func decodeBlob(ctx context.Context, q Querier, key string, codec, size int, data []byte) ([]byte, error) {
-	dec := decoder
-	switch codec {
-	case codecRaw:
+// decompressed into size bytes.
+func decodeBlob(key string, codec, size int, data []byte) ([]byte, error) {
+	if codec == codecRaw {
 		return data, nil
-	case codecZstd:
-	case codecDict:
-		var err error
-		if dec, err = dictDecoder(ctx, q, data); err != nil {
-			return nil, fmt.Errorf("decode blob %s: %w", key, err)
-		}
-	default:
-		return nil, fmt.Errorf("decode blob %s: unknown codec %d (written by a newer gitmemory?)", key, codec)
 	}
-	out, err := dec.DecodeAll(data, make([]byte, 0, size))
+	out, err := decoder.DecodeAll(data, make([]byte, 0, size))
 	if err != nil {
 		return nil, fmt.Errorf("decode blob %s: %w", key, err)
 	}
@@ -186,34 +168,24 @@ func GetBlobs(ctx context.Context, q Querier, keys []string) (map[string][]byte,
 		}
 		bySlot[slot] = append(bySlot[slot], hash)
 	}
-	type row struct {
-		key         string
-		codec, size int
-		data        []byte
-	}
-	var rows []row
 	for slot, hashes := range bySlot {
 		err := EachRow(ctx, q, `SELECT c.hash, b.codec, b.size, b.data FROM commits c JOIN blobs b ON b.id = (c.id << 32) + `+
 			strconv.FormatInt(slot, 10)+` WHERE c.hash IN (`+Marks(len(hashes))+`)`, hashes,
 			func(r *sql.Rows) error {
 				var hash string
-				var x row
-				err := r.Scan(&hash, &x.codec, &x.size, &x.data)
-				x.key = slotKey(hash, slot)
-				rows = append(rows, x)
+				var codec, size int
+				var data []byte
+				if err := r.Scan(&hash, &codec, &size, &data); err != nil {
+					return err
+				}
+				key := slotKey(hash, slot)
+				b, err := decodeBlob(key, codec, size, data)
+				out[key] = b
 				return err
 			})
 		if err != nil {
 			return nil, fmt.Errorf("get blobs: %w", err)
 		}
-	}
-	// Decoded once the rows are closed: a dictionary may need a query.
-	for _, x := range rows {
-		b, err := decodeBlob(ctx, q, x.key, x.codec, x.size, x.data)
-		if err != nil {
-			return nil, fmt.Errorf("get blobs: %w", err)
-		}
-		out[x.key] = b
 	}
 	return out, nil
 }

@@ -31,5 +31,5 @@ func GetBlobUpTo(ctx context.Context, q Querier, key string, max int) ([]byte, e
 	case size > max:
 		return nil, fmt.Errorf("blob %s, %d bytes: %w", key, size, ErrTooLarge)
 	}
-	return decodeBlob(ctx, q, key, codec, size, data)
+	return decodeBlob(key, codec, size, data)
 }

@@ -104,21 +104,17 @@ type Prepared struct {
 	lookup []string
 }
 
-// Prepare computes a commit's Prepared, its blobs encoded without
-// dictionaries. Call it once the commit is final (redacted, understood,
-// with its entities).
-func Prepare(u *model.Understood) *Prepared { return (*BlobCodec)(nil).Prepare(u) }
-
-// Prepare computes a commit's Prepared with the codec's dictionaries.
-func (bc *BlobCodec) Prepare(u *model.Understood) *Prepared {
+// Prepare computes a commit's Prepared. Call it once the commit is final
+// (redacted, understood, with its entities).
+func Prepare(u *model.Understood) *Prepared {
 	c := u.Commit
-	p := &Prepared{blobs: map[int64]encodedBlob{slotMessage: bc.encode(slotMessage, []byte(c.Message))}, search: searchRow(u)}
+	p := &Prepared{blobs: map[int64]encodedBlob{slotMessage: encodeBlob([]byte(c.Message))}, search: searchRow(u)}
 	if c.RawMessage != nil {
-		p.blobs[slotRawMessage] = bc.encode(slotRawMessage, c.RawMessage)
+		p.blobs[slotRawMessage] = encodeBlob(c.RawMessage)
 	}
 	for seq, fc := range c.Changes {
 		if len(fc.Hunks) > 0 {
-			p.blobs[slotDiff+int64(seq)] = bc.encode(slotDiff+int64(seq), []byte(FormatHunks(fc.Hunks)))
+			p.blobs[slotDiff+int64(seq)] = encodeBlob([]byte(FormatHunks(fc.Hunks)))
 		}
 	}
 	p.lookup = lookupPathKeys(c.Changes)

@@ -444,22 +444,13 @@ CREATE VIEW blob_keys AS SELECT CASE b.id & 4294967295 WHEN 0 THEN 'msg:' || c.h
 	FROM blobs b JOIN commits c ON c.id = b.id >> 32;
 `,
 	// 13: the database's page count after its last compaction (see
-	// Store.CompactIfGrown; 0 before the first), and the zstd
-	// dictionaries of the blobs (store/dict.go): dict_id is the id their
-	// frames name, kind "msg" or "diff", the latest (by seq) of a kind
-	// encodes new blobs.
+	// Store.CompactIfGrown); 0 before the first.
 	`
 CREATE TABLE compaction (
 	id    INTEGER PRIMARY KEY CHECK (id = 1),
 	pages INTEGER NOT NULL
 );
 INSERT INTO compaction VALUES (1, 0);
-CREATE TABLE blob_dicts (
-	seq     INTEGER PRIMARY KEY,
-	dict_id INTEGER NOT NULL UNIQUE,
-	kind    TEXT NOT NULL,
-	dict    BLOB NOT NULL
-);
 `,
 	// 14: file_changes.old_blob and new_blob hold the object ids' bytes
 	// (x'' for none), not their hex: 13.3 of git/git's 22.6 MB of file

@@ -5,8 +5,7 @@
 // entities name them by hash and key, not by row id.
 //
 // It prints every table a sync writes (commits and their parents, file
-// changes with their language, hunks, issue references, blobs (the digest
-// of their bytes, not of how they are compressed), design
+// changes with their language, hunks, issue references, blobs, design
 // notes, entities and their changes, the keyword index's rows, lookup
 // keys, couplings, test links, code relationships and their nodes, refs,
 // the sync and relations state, the queue), every graph quad, and the
@@ -59,6 +58,7 @@ var tables = map[string]string{
 	"hunks": `SELECT c.hash, h.seq, h.idx, h.old_start, h.old_lines, h.new_start, h.new_lines
 		FROM hunks h JOIN commits c ON c.id = h.commit_id`,
 	"issue_refs": `SELECT c.hash, r.key, r.ord, r.kind, r.action, r.raw, r.url FROM issue_refs r JOIN commits c ON c.id = r.commit_id`,
+	"blobs":      `SELECT key, codec, size, data FROM blob_keys`,
 	"design_notes": `SELECT c.hash, n.idx, n.source, n.path, n.line, n.marker, n.text, n.entities
 		FROM design_notes n JOIN commits c ON c.id = n.commit_id`,
 	"entities": `SELECT key, path, qualified, name, kind, language FROM entities`,
@@ -107,14 +107,7 @@ func Dump(ctx context.Context, dir string, w io.Writer, opts Options) error {
 		return fmt.Errorf("keyword index terms: %w", err)
 	}
 	bw := bufio.NewWriter(w)
-	blobsDone := false
 	for _, t := range names {
-		if t > "blobs" && !blobsDone {
-			if err := dumpBlobs(ctx, conn, st.DB, bw); err != nil {
-				return fmt.Errorf("blobs: %w", err)
-			}
-			blobsDone = true
-		}
 		if err := dumpTable(ctx, conn, t, tables[t], bw); err != nil {
 			return fmt.Errorf("%s: %w", t, err)
 		}
@@ -169,40 +162,6 @@ func dumpTable(ctx context.Context, db *sql.Conn, table, query string, w io.Writ
 	}
 	slices.Sort(lines)
 	fmt.Fprintf(w, "== %s (%d rows)\n", table, len(lines))
-	for _, l := range lines {
-		fmt.Fprintln(w, l)
-	}
-	return nil
-}
-
-// dumpBlobs prints each blob's key, size and the digest of its bytes:
-// decoded, since the same bytes may be stored with another dictionary
-// (or none) by another sync. db loads the dictionaries while conn reads.
-func dumpBlobs(ctx context.Context, conn *sql.Conn, db *sql.DB, w io.Writer) error {
-	rows, err := conn.QueryContext(ctx, `SELECT key, codec, size, data FROM blob_keys`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var lines []string
-	for rows.Next() {
-		var key string
-		var codec, size int
-		var data []byte
-		if err := rows.Scan(&key, &codec, &size, &data); err != nil {
-			return err
-		}
-		b, err := store.DecodeBlob(ctx, db, key, codec, size, data)
-		if err != nil {
-			return err
-		}
-		lines = append(lines, fmt.Sprintf("%s\t%d\t%x", key, size, sha256.Sum256(b)))
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	slices.Sort(lines)
-	fmt.Fprintf(w, "== blobs (%d rows)\n", len(lines))
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}
