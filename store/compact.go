@@ -20,8 +20,10 @@ var compactMinBytes int64 = 32 << 20
 // CompactIfGrown compacts the database if its file has doubled since its
 // last compaction and is past compactMinBytes. It reports the file's size
 // before and after (both 0 when it did nothing). Compaction rewrites the
-// whole file; run it under the writer lock, as a sync's last step. It
-// fails, leaving the store as it was, while another process reads it.
+// whole file; run it under the writer lock, as a sync's last step. A
+// reader in another process keeps its snapshot; the file shrinks at a
+// checkpoint no reader holds back (the one here waits out the busy
+// timeout, then leaves it to a later one).
 func (s *Store) CompactIfGrown(ctx context.Context) (before, after int64, err error) {
 	var pages, last, pageSize int64
 	err = s.DB.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count()),
