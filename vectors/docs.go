@@ -43,8 +43,13 @@ type Doc struct {
 	Commit string // full hash
 	// Note is the design note's index in its commit (model.Understood.Notes
 	// order, as the store keeps it); unused for a commit.
-	Note           int
-	Text           string // what is embedded
+	Note int
+	Text string // what is embedded
+	// Lead, when set, is embedded on its own and added to Text's vector
+	// (each normalised), so that it weighs as much as all the rest: a
+	// commit's subject, which says what the change is about, beside a
+	// body, entity names and paths that would otherwise drown it.
+	Lead           string
 	Time           time.Time
 	Classification string
 	Paths          []string
@@ -172,8 +177,9 @@ func (f *Filter) keep(h *Hit) bool {
 }
 
 // CommitDocs returns the documents of an understood commit: the commit
-// (subject, body without trailers, summary, entity names and paths) and
-// each design note (its text, entities and path).
+// (subject, body without trailers, summary, entity names and paths, with
+// the subject as its lead) and each design note (its text, entities and
+// path).
 func CommitDocs(u *model.Understood) []Doc {
 	if u == nil || u.Commit == nil {
 		return nil
@@ -189,6 +195,7 @@ func CommitDocs(u *model.Understood) []Doc {
 	}
 	c := base
 	c.Kind, c.Text, c.Paths = KindCommit, commitText(u, paths), paths
+	c.Lead, _, _ = strings.Cut(u.Message, "\n")
 	docs := []Doc{c}
 	for i, n := range u.Notes {
 		d := base

@@ -72,9 +72,22 @@ func (ix *Index) logPath(m *marker) string {
 	return filepath.Join(ix.dir, m.Collection, logFile)
 }
 
-// mismatch is the error for an index another embedder built.
+// mismatch is the error for an index another embedder built, or whose
+// documents were made into vectors another way.
 func (ix *Index) mismatch(m *marker) error {
-	return fmt.Errorf("%w: built by %s, embedder is %s", ErrNeedsRebuild, m.Embedder, ix.name)
+	return fmt.Errorf("%w: %s", ErrNeedsRebuild, ix.mismatchReason(m))
+}
+
+// foreign reports whether the index of marker m is not this one's to use.
+func (ix *Index) foreign(m *marker) bool {
+	return m.Embedder != ix.name || m.Docs != docsVersion
+}
+
+func (ix *Index) mismatchReason(m *marker) string {
+	if m.Embedder != ix.name {
+		return fmt.Sprintf("index built by %s, embedder is %s", m.Embedder, ix.name)
+	}
+	return fmt.Sprintf("index documents made by version %d, this build makes version %d", m.Docs, docsVersion)
 }
 
 // loadLocked loads the collection once. It returns nil (and no error)
@@ -93,7 +106,7 @@ func (ix *Index) loadLocked(ctx context.Context) (*memIndex, error) {
 	if m == nil {
 		return nil, nil
 	}
-	if m.Embedder != ix.name {
+	if ix.foreign(m) {
 		return nil, ix.mismatch(m)
 	}
 	col, err := ix.newCollection(m)

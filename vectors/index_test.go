@@ -621,7 +621,7 @@ func TestCommitDocs(t *testing.T) {
 	}
 	c := docs[0]
 	wantText := "Fix deadlock in queue.Dequeue\nTake the store lock first.\nDequeue\nqueue/queue.go store/lock.go"
-	if c.ID() != CommitID(sha(7)) || c.Text != wantText || c.Classification != "bugfix" || !c.Time.Equal(t0) ||
+	if c.ID() != CommitID(sha(7)) || c.Text != wantText || c.Lead != "Fix deadlock in queue.Dequeue" || docs[1].Lead != "" || c.Classification != "bugfix" || !c.Time.Equal(t0) ||
 		!slices.Equal(c.Paths, []string{"queue/queue.go", "store/lock.go"}) {
 		t.Errorf("commit doc %+v", c)
 	}
@@ -656,5 +656,58 @@ func TestIndexWithOllama(t *testing.T) {
 	last := s.seen[len(s.seen)-1]
 	if !slices.Equal(last, []string{"race"}) {
 		t.Errorf("query sent %v", last)
+	}
+}
+
+// A commit document's lead (its subject) weighs as much as the rest of its
+// text: of two commits whose texts hold the same words, each question
+// finds first the one whose subject it asks about.
+func TestIndexLeadWeighsSubject(t *testing.T) {
+	ctx := context.Background()
+	ix := openTest(t, t.TempDir(), NewLocal(0))
+	a := commitDoc(1, "Refactor the config loader\nAlso retry HTTP requests with exponential backoff", "refactor", 0)
+	a.Lead = "Refactor the config loader"
+	b := commitDoc(2, "Retry HTTP requests with exponential backoff\nAlso refactor the config loader", "feature", 0)
+	b.Lead = "Retry HTTP requests with exponential backoff"
+	if err := ix.Upsert(ctx, []Doc{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{"refactor config loader": sha(1), "retry http backoff": sha(2)} {
+		if hits := mustQuery(t, ix, q, 2, Filter{}); len(hits) != 2 || hits[0].Commit != want || hits[0].Score <= hits[1].Score {
+			t.Errorf("%q: %v, want %s first by a margin", q, hits, want[:7])
+		}
+	}
+}
+
+// An index whose documents were made into vectors by an older build (its
+// marker records no documents version) is rebuilt, as one another
+// embedder built would be.
+func TestIndexRebuildOnDocsVersion(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ix := openTest(t, dir, NewLocal(0))
+	if err := ix.Upsert(ctx, corpus); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	path := filepath.Join(dir, "index.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(b), fmt.Sprintf(`"docs": %d,`, docsVersion), "", 1)
+	if old == string(b) {
+		t.Fatalf("marker %s records no documents version", b)
+	}
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix = openTest(t, dir, NewLocal(0))
+	st, err := ix.Status()
+	if err != nil || !st.NeedsRebuild || !strings.Contains(st.Reason, "version 0") {
+		t.Fatalf("status %+v, %v", st, err)
+	}
+	if _, err := ix.Query(ctx, "race", 1, Filter{}); !errors.Is(err, ErrNeedsRebuild) {
+		t.Errorf("query: %v", err)
 	}
 }

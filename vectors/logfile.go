@@ -24,7 +24,7 @@ func (ix *Index) writableLocked() error {
 	if m == nil {
 		return ix.createLocked()
 	}
-	if m.Embedder != ix.name {
+	if ix.foreign(m) {
 		return ix.mismatch(m)
 	}
 	removeStray(ix.dir)
@@ -62,7 +62,7 @@ func writeMagic(f *os.File) (int64, error) {
 // collection's directory and log first, the marker last, so that a crash
 // in between leaves "no index" rather than a marker without a log.
 func (ix *Index) createLocked() error {
-	m := &marker{Format: markerVersion, Embedder: ix.name, Collection: collectionName(ix.name)}
+	m := &marker{Format: markerVersion, Embedder: ix.name, Docs: docsVersion, Collection: collectionName(ix.name)}
 	cdir := filepath.Join(ix.dir, m.Collection)
 	if err := os.MkdirAll(cdir, 0o700); err != nil {
 		return fmt.Errorf("create vector collection directory: %w", err)

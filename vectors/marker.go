@@ -20,9 +20,17 @@ const (
 
 // marker records which embedder built the index in a directory. It is the
 // only thing Status reads: no vectors are loaded to answer it.
+// docsVersion changes whenever the making of a document's vector changes
+// for the same embedder, so that an index made the old way is rebuilt:
+// 1, a commit's subject added to its text's vector (Doc.Lead).
+const docsVersion = 1
+
 type marker struct {
 	Format   int    `json:"format"`
 	Embedder string `json:"embedder"`
+	// Docs is how documents were made into vectors (docsVersion); 0 in
+	// an index written before it was recorded.
+	Docs int `json:"docs,omitempty"`
 	// Dims is the vectors' size, 0 until the first vectors are written.
 	Dims int `json:"dims"`
 	// Collection is the chromem-go collection and its directory.

@@ -2,7 +2,6 @@ package vectors
 
 import (
 	"errors"
-	"fmt"
 	"os"
 )
 
@@ -54,9 +53,8 @@ func (ix *Index) Status() (Status, error) {
 	}
 	st.Empty = st.LogBytes <= int64(len(logMagic))
 	st.NeedsCompaction = st.LogBytes > 2*max(m.Compacted, 1<<20)
-	if m.Embedder != ix.name {
-		st.NeedsRebuild = true
-		st.Reason = fmt.Sprintf("index built by %s, embedder is %s", m.Embedder, ix.name)
+	if ix.foreign(m) {
+		st.NeedsRebuild, st.Reason = true, ix.mismatchReason(m)
 	}
 	if ix.mem != nil {
 		st.Loaded, st.Docs, st.TornBytes = true, ix.mem.count(), ix.dropped

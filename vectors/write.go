@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	chromem "github.com/philippgille/chromem-go"
 )
@@ -60,18 +61,9 @@ func groupByCommit(docs []Doc) [][]Doc {
 }
 
 func (ix *Index) upsertStep(ctx context.Context, groups [][]Doc, n int) error {
-	texts := make([]string, 0, n)
-	for _, g := range groups {
-		for i := range g {
-			texts = append(texts, clip(g[i].Text, MaxTextBytes))
-		}
-	}
-	vecs, err := ix.emb.Embed(ctx, texts)
+	vecs, err := ix.embedDocs(ctx, groups, n)
 	if err != nil {
-		return fmt.Errorf("embed %d documents: %w", len(texts), err)
-	}
-	if err := checkVectors(vecs, len(texts), 0); err != nil {
-		return fmt.Errorf("embed %d documents: %w", len(texts), err)
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -86,7 +78,7 @@ func (ix *Index) upsertStep(ctx context.Context, groups [][]Doc, n int) error {
 	}
 	// Sized up front: a batch's payload runs to megabytes, and growing it
 	// by doubling allocated 1 GB over git/git's history.
-	enc := encoder{buf: make([]byte, 0, len(texts)*(4*len(vecs[0])+docOverhead))}
+	enc := encoder{buf: make([]byte, 0, len(vecs)*(4*len(vecs[0])+docOverhead))}
 	type added struct {
 		commit string
 		docs   []chromem.Document
@@ -277,4 +269,52 @@ func writeCompact(mem *memIndex, f *os.File) (int64, error) {
 		return 0, err
 	}
 	return size, f.Sync()
+}
+
+// embedDocs embeds the documents of groups (n in all), in order, each
+// with its lead added.
+func (ix *Index) embedDocs(ctx context.Context, groups [][]Doc, n int) ([][]float32, error) {
+	texts := make([]string, 0, 2*n)
+	var leads []int // the position of each document's lead in texts, or -1
+	for _, g := range groups {
+		for i := range g {
+			texts = append(texts, clip(g[i].Text, MaxTextBytes))
+		}
+	}
+	for _, g := range groups {
+		for i := range g {
+			at := -1
+			if l := strings.TrimSpace(g[i].Lead); l != "" {
+				at = len(texts)
+				texts = append(texts, clip(l, MaxTextBytes))
+			}
+			leads = append(leads, at)
+		}
+	}
+	vecs, err := ix.emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed %d documents: %w", n, err)
+	}
+	if err := checkVectors(vecs, len(texts), 0); err != nil {
+		return nil, fmt.Errorf("embed %d documents: %w", n, err)
+	}
+	for i, at := range leads {
+		if at >= 0 {
+			addLead(vecs[i], vecs[at])
+		}
+	}
+	return vecs[:n], nil
+}
+
+// addLead adds the unit vector w to the unit vector v (checkVectors
+// normalised both) and scales the sum back to unit length. Opposite
+// vectors, whose sum is zero, leave v as it was.
+func addLead(v, w []float32) {
+	sum := slices.Clone(v)
+	for i := range sum {
+		sum[i] += w[i]
+	}
+	if normalize(sum) == nil {
+		copy(v, sum)
+	}
 }
