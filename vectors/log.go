@@ -24,6 +24,7 @@ import (
 //	op    = 1 id meta dims float32le*dims   (put a document)
 //	      | 3 id meta dims mask float32le*n  (put a document, sparse vector)
 //	      | 4 id meta dims mask exp int8*n   (put a document, quantized)
+//	      | 5 doc dims mask exp int8*n       (put a document of the usual shape)
 //	      | 2 commit                         (delete a commit's documents)
 //	id, commit, key, value = uvarint length, bytes
 //	meta  = uvarint count, (key value)*
@@ -40,8 +41,10 @@ import (
 // that the largest element is 64 to 127 times it, keeps every element
 // within 0.8 % of the largest (a cosine moves by about 0.001), and makes
 // the encoding idempotent: a decoded vector encodes to the same bytes,
-// so compacting a log does not change what it holds. Ops 1 and 3, which
-// older builds wrote, are still read.
+// so compacting a log does not change what it holds. A document whose id
+// and metadata have the shape Doc gives them is written as op 5, which
+// stores only what is not implied (logdoc.go); others as op 4. Ops 1, 3
+// and 4, which older builds wrote, are still read.
 //
 // Every write call appends whole frames with one write and an fsync, so a
 // killed writer leaves at most one torn frame at the end: readers ignore
@@ -58,6 +61,7 @@ const (
 	opDelCommit  = 2
 	opPutSparse  = 3
 	opPutQuant   = 4
+	opPutDoc     = 5
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -77,7 +81,8 @@ const docOverhead = 256
 
 // encoder builds one frame's payload.
 type encoder struct {
-	buf []byte
+	buf   []byte
+	table map[string]int // the frame's strings op 5 refers back to
 }
 
 func (e *encoder) str(s string) {
@@ -93,6 +98,11 @@ func (e *encoder) put(id string, meta map[string]string, vec []float32) {
 		e.str(k)
 		e.str(meta[k])
 	}
+	e.quantVec(vec)
+}
+
+// quantVec appends a vector as op 4 stores it: dims mask exp int8*n.
+func (e *encoder) quantVec(vec []float32) {
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(vec)))
 	mask := len(e.buf)
 	e.buf = append(e.buf, make([]byte, maskBytes(len(vec)))...)
@@ -179,15 +189,14 @@ func decodePayload(p []byte, fn func(*record) error) error {
 		case opPutQuant:
 			r.op = opPut
 			d.head(&r, build)
-			dims := d.uvarint(1 << 16)
-			mask := d.bytes(maskBytes(dims))
-			exp := d.varint(-1100, 1100)
-			raw := d.bytes(storedCount(mask))
-			if d.err == nil && dims%8 != 0 && mask[len(mask)-1]>>(dims%8) != 0 {
-				return fmt.Errorf("%w: quantized vector marks elements past its %d dimensions", ErrCorrupt, dims)
-			}
-			if build && d.err == nil {
-				r.vec = decodeQuant(mask, raw, exp, dims)
+			r.vec = d.quantVec(build)
+		case opPutDoc:
+			replace := d.doc(&r, build)
+			r.vec = d.quantVec(build)
+			if replace && build && d.err == nil {
+				if err := fn(&record{op: opDelCommit, commit: r.meta[MetaCommit]}); err != nil {
+					return err
+				}
 			}
 		case opDelCommit:
 			r.commit = d.str(build)
@@ -308,10 +317,27 @@ func decodeQuant(mask, raw []byte, exp, dims int) []float32 {
 	return v
 }
 
+// quantVec decodes the vector of an op 4 or 5 put: dims mask exp int8*n.
+func (d *decoder) quantVec(build bool) []float32 {
+	dims := d.uvarint(1 << 16)
+	mask := d.bytes(maskBytes(dims))
+	exp := d.varint(-1100, 1100)
+	raw := d.bytes(storedCount(mask))
+	if d.err == nil && dims%8 != 0 && mask[len(mask)-1]>>(dims%8) != 0 {
+		d.err = fmt.Errorf("%w: quantized vector marks elements past its %d dimensions", ErrCorrupt, dims)
+		d.p = nil
+	}
+	if !build || d.err != nil {
+		return nil
+	}
+	return decodeQuant(mask, raw, exp, dims)
+}
+
 type decoder struct {
 	p     []byte
 	err   error
 	names map[string]string // strings decoded once per frame (see name)
+	table []string          // a frame's strings that op 5 refers back to (see ref)
 }
 
 func (d *decoder) fail() {

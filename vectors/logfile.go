@@ -43,8 +43,13 @@ func (ix *Index) writableLocked() error {
 	if err == nil {
 		err = f.Truncate(end)
 	}
+	if err == nil && m.Layout < logLayout {
+		f, end, err = ix.upgradeLocked(m, f, end)
+	}
 	if err != nil {
-		f.Close()
+		if f != nil {
+			f.Close()
+		}
 		return rebuildIfCorrupt(err)
 	}
 	ix.mark, ix.log, ix.logEnd = m, f, end
@@ -62,7 +67,8 @@ func writeMagic(f *os.File) (int64, error) {
 // collection's directory and log first, the marker last, so that a crash
 // in between leaves "no index" rather than a marker without a log.
 func (ix *Index) createLocked() error {
-	m := &marker{Format: markerVersion, Embedder: ix.name, Docs: docsVersion, Collection: collectionName(ix.name)}
+	m := &marker{Format: markerVersion, Embedder: ix.name, Docs: docsVersion, Collection: collectionName(ix.name),
+		Layout: logLayout}
 	cdir := filepath.Join(ix.dir, m.Collection)
 	if err := os.MkdirAll(cdir, 0o700); err != nil {
 		return fmt.Errorf("create vector collection directory: %w", err)

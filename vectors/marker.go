@@ -37,6 +37,9 @@ type marker struct {
 	Collection string `json:"collection"`
 	// Compacted is the log's size after the last compaction.
 	Compacted int64 `json:"compacted,omitempty"`
+	// Layout is logLayout once the log's puts are in the current layout;
+	// 0 for a log older builds wrote.
+	Layout int `json:"layout,omitempty"`
 }
 
 // collectionName makes an embedder name safe as a directory and

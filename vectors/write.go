@@ -86,11 +86,10 @@ func (ix *Index) upsertStep(ctx context.Context, groups [][]Doc, n int) error {
 	adds := make([]added, 0, len(groups))
 	k := 0
 	for _, g := range groups {
-		enc.delCommit(g[0].Commit)
 		a := added{commit: g[0].Commit}
 		for i := range g {
 			id, meta := g[i].ID(), g[i].metadata()
-			enc.put(id, meta, vecs[k])
+			enc.putDoc(id, meta, vecs[k], i == 0) // the first drops what the commit had
 			a.docs = append(a.docs, chromem.Document{ID: id, Metadata: meta, Embedding: vecs[k]})
 			k++
 		}
@@ -249,14 +248,15 @@ func writeCompact(mem *memIndex, f *os.File) (int64, error) {
 			return err
 		}
 		size += int64(len(frame))
-		enc.buf, n = enc.buf[:0], 0
+		enc.reset()
+		n = 0
 		return nil
 	}
 	for _, c := range commits {
 		ids := slices.Sorted(slices.Values(mem.byCommit[c]))
 		for _, id := range ids {
 			d := &mem.docs[mem.pos[id]]
-			enc.put(id, d.meta, d.vec)
+			enc.putDoc(id, d.meta, d.vec, false)
 			n++
 		}
 		if n >= compactFrameDocs {
