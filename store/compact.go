@@ -56,3 +56,49 @@ func (s *Store) compact(ctx context.Context) error {
 	}
 	return nil
 }
+
+// pageBytes is a store's page size. SQLite's default, 4 KiB, left a
+// fifth of each leaf page of git/git's blobs unused (rows of one to a few
+// KiB fit it badly) and overflowed every diff above 4 KiB: at 8 KiB the
+// vacuumed store is 5.5 MB (1.4 %) smaller.
+const pageBytes = 8192
+
+// repage gives a store of smaller pages pageBytes ones: a new store (its
+// first page was written at the default size when WAL mode was set) and
+// an older one, which it vacuums, with the keyword index merged as a
+// compaction does. The page size can only change outside WAL mode, so the
+// store leaves it for the VACUUM, on one connection, and returns to it.
+// Another process that holds the database open keeps it in WAL mode; the
+// store then keeps its pages, to be changed at a later opening.
+func (s *Store) repage(ctx context.Context) (vacuumed bool, err error) {
+	conn, err := s.DB.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	var size int
+	if err := conn.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&size); err != nil || size >= pageBytes {
+		return false, err
+	}
+	var mode string
+	if err := conn.QueryRowContext(ctx, `PRAGMA journal_mode = DELETE`).Scan(&mode); err != nil {
+		return false, err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA journal_mode = WAL`)
+	if mode != "delete" {
+		return false, fmt.Errorf("page size: journal mode stays %s", mode)
+	}
+	for _, q := range []string{
+		`INSERT INTO search(search) VALUES ('optimize')`,
+		fmt.Sprintf(`PRAGMA page_size = %d`, pageBytes),
+		`VACUUM`,
+		// A store never compacted (a new one) stays so: its first large
+		// sync is compacted as before.
+		`UPDATE compaction SET pages = (SELECT page_count FROM pragma_page_count()) WHERE pages > 0`,
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return false, fmt.Errorf("page size: %w", err)
+		}
+	}
+	return true, nil
+}

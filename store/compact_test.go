@@ -363,3 +363,79 @@ func TestCompactIfGrownWhileRead(t *testing.T) {
 		}
 	}
 }
+
+// A new store has pages of pageBytes in WAL mode; an older store of 4 KiB
+// pages is given them when opened, keeps every row and its compaction
+// mark, and stays in WAL mode. A store another process holds open keeps
+// its pages until a later opening.
+func TestStorePageSize(t *testing.T) {
+	ctx := context.Background()
+	st, dir := openTest(t)
+	pragmas := func(db *sql.DB) (size int, mode string) {
+		t.Helper()
+		if err := db.QueryRow(`SELECT (SELECT page_size FROM pragma_page_size()), (SELECT journal_mode FROM pragma_journal_mode())`).Scan(&size, &mode); err != nil {
+			t.Fatal(err)
+		}
+		return size, mode
+	}
+	if size, mode := pragmas(st.DB); size != pageBytes || mode != "wal" {
+		t.Fatalf("new store: page size %d, journal mode %s", size, mode)
+	}
+	blobs := map[string][]byte{}
+	for i := range 300 {
+		blobs[MessageKey(fmt.Sprintf("%040x", i))] = []byte(strings.Repeat(fmt.Sprint("words ", i), 50))
+	}
+	putBlobs(t, st, blobs)
+	st.Close()
+	old, err := sql.Open("sqlite", filepath.Join(dir, DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.SetMaxOpenConns(1)
+	for _, q := range []string{`PRAGMA journal_mode = DELETE`, `PRAGMA page_size = 4096`, `VACUUM`,
+		`PRAGMA journal_mode = WAL`, `UPDATE compaction SET pages = 7`} {
+		if _, err := old.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if size, _ := pragmas(old); size != 4096 {
+		t.Fatalf("could not make an older store: page size %d", size)
+	}
+	// Held open by another process's read: the store opens as it is.
+	tx, err := old.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM blobs`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	held, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("open while read: %v", err)
+	}
+	if size, mode := pragmas(held.DB); size != 4096 || mode != "wal" {
+		t.Errorf("store held open: page size %d, journal mode %s; want it left at 4096, wal", size, mode)
+	}
+	held.Close()
+	tx.Rollback()
+	old.Close()
+
+	st, err = Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if size, mode := pragmas(st.DB); size != pageBytes || mode != "wal" {
+		t.Errorf("upgraded store: page size %d, journal mode %s", size, mode)
+	}
+	var pages, mark int
+	if err := st.DB.QueryRow(`SELECT (SELECT page_count FROM pragma_page_count()), pages FROM compaction`).Scan(&pages, &mark); err != nil || pages != mark {
+		t.Errorf("compaction mark %d, the store has %d pages (%v)", mark, pages, err)
+	}
+	for k, v := range blobs {
+		if got, err := GetBlob(ctx, st.DB, k); err != nil || string(got) != string(v) {
+			t.Fatalf("blob %s after the new page size: %q, %v", k, got, err)
+		}
+	}
+}
