@@ -109,7 +109,7 @@ func GetCommit(ctx context.Context, db *sql.DB, rev string) (*CommitDetail, erro
 		return nil, err
 	}
 	c.Message = strings.TrimRight(string(msg), "\n")
-	if c.Parents, err = store.Strings(ctx, db, `SELECT parent_hash FROM commit_parents WHERE commit_id = ? ORDER BY idx`, id); err != nil {
+	if c.Parents, err = store.Strings(ctx, db, `SELECT lower(hex(parent_hash)) FROM commit_parents WHERE commit_id = ? ORDER BY idx`, id); err != nil {
 		return nil, err
 	}
 	err = store.EachRow(ctx, db, `SELECT path, old_path, status, language, insertions, deletions FROM file_changes WHERE commit_id = ? ORDER BY seq`,
@@ -214,7 +214,7 @@ func rangeSet(ctx context.Context, db *sql.DB, from, to string) (map[string]bool
 		return nil, err
 	}
 	parents := map[string][]string{}
-	err = store.EachRow(ctx, db, `SELECT c.hash, p.parent_hash FROM commit_parents p JOIN commits c ON c.id = p.commit_id ORDER BY p.commit_id, p.idx`,
+	err = store.EachRow(ctx, db, `SELECT c.hash, lower(hex(p.parent_hash)) FROM commit_parents p JOIN commits c ON c.id = p.commit_id ORDER BY p.commit_id, p.idx`,
 		nil, func(r *sql.Rows) error {
 			var h, p string
 			err := r.Scan(&h, &p)

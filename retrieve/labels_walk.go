@@ -310,7 +310,7 @@ func (w *walker) bringsIn(ctx context.Context, id, tip int64) (bool, error) {
 		return false, err
 	}
 	var first int64
-	err = w.q.QueryRowContext(ctx, `SELECT COALESCE((SELECT c.id FROM commit_parents p JOIN commits c ON c.hash = p.parent_hash
+	err = w.q.QueryRowContext(ctx, `SELECT COALESCE((SELECT c.id FROM commit_parents p JOIN commits c ON c.hash = lower(hex(p.parent_hash))
 		WHERE p.commit_id = ? AND p.idx = 0), 0)`, id).Scan(&first)
 	return first < tip, err
 }

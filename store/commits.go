@@ -187,7 +187,14 @@ func (w *Writer) InsertPrepared(ctx context.Context, u *model.Understood, p *Pre
 		return err
 	}
 	for i, p := range c.Parents {
-		if _, err := w.stmts["parent"].ExecContext(ctx, id, i, p); err != nil {
+		b, err := objectID(p)
+		if err == nil && len(b) == 0 {
+			err = fmt.Errorf("empty parent hash")
+		}
+		if err != nil {
+			return fmt.Errorf("insert parent of %s: %w", c.Hash, err)
+		}
+		if _, err := w.stmts["parent"].ExecContext(ctx, id, i, b); err != nil {
 			return fmt.Errorf("insert parent of %s: %w", c.Hash, err)
 		}
 	}
@@ -448,7 +455,7 @@ func (s *Store) commitInfo(ctx context.Context, hash string) (*CommitInfo, error
 	}
 	in.Author.When = time.Unix(at, 0).In(zone(atz))
 	in.Committer.When = time.Unix(ct, 0).In(zone(ctz))
-	rows, err := s.DB.QueryContext(ctx, `SELECT parent_hash FROM commit_parents WHERE commit_id = ? ORDER BY idx`, in.ID)
+	rows, err := s.DB.QueryContext(ctx, `SELECT lower(hex(parent_hash)) FROM commit_parents WHERE commit_id = ? ORDER BY idx`, in.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -439,3 +439,56 @@ func TestStorePageSize(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenStoresParentsAsBytes: a version 14 store's parent hashes, hex
+// text, are bytes after the upgrade and read back as the same hex, in
+// order. A writer refuses a parent hash that is not hex, naming it.
+func TestOpenStoresParentsAsBytes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	old := openVersion(t, dir, 14)
+	id := oldCommit(t, old, hashA)
+	parents := []string{"abcdef0123456789abcdef0123456789abcdef01", "5555555555555555555555555555555555555555"}
+	for i, p := range parents {
+		if _, err := old.DB.Exec(`INSERT INTO commit_parents VALUES (?, ?, ?)`, id, i, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	putBlobs(t, old, map[string][]byte{MessageKey(hashA): []byte("a message")})
+	old.Close()
+	st, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("upgrade: %v", err)
+	}
+	defer st.Close()
+	got, err := Strings(ctx, st.DB, `SELECT typeof(parent_hash) || ' ' || length(parent_hash) FROM commit_parents ORDER BY idx`)
+	if err != nil || !slices.Equal(got, []string{"blob 20", "blob 20"}) {
+		t.Errorf("parents after the upgrade: %q, %v", got, err)
+	}
+	c, _, err := st.GetCommit(ctx, hashA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Parents, parents) {
+		t.Errorf("GetCommit's parents %q, want %q", c.Parents, parents)
+	}
+	var child string
+	if err := st.DB.QueryRow(`SELECT c.hash FROM commit_parents p JOIN commits c ON c.id = p.commit_id
+		WHERE p.parent_hash = unhex(?)`, parents[1]).Scan(&child); err != nil || child != hashA {
+		t.Errorf("child of %s by the parents' index: %q, %v", parents[1], child, err)
+	}
+
+	bad := fullCommit(hashP)
+	bad.Parents = []string{"not-hex"}
+	err = st.Tx(ctx, func(tx *sql.Tx) error {
+		w, err := NewWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		return w.InsertCommit(ctx, &model.Understood{Commit: bad}, "main", time.Now())
+	})
+	if err == nil || !strings.Contains(err.Error(), `"not-hex"`) {
+		t.Errorf("a commit with parent not-hex: %v", err)
+	}
+}

@@ -337,7 +337,7 @@ func (s *Store) newWalk(ctx context.Context) (*walk, error) {
 	// when no head is recorded yet).
 	err = EachRow(ctx, s.DB, `SELECT c.hash FROM commits c WHERE c.id > ? AND c.rewritten = 0
 		AND NOT EXISTS (SELECT 1 FROM commit_parents p JOIN commits k ON k.id = p.commit_id
-			WHERE p.parent_hash = c.hash AND k.rewritten = 0)
+			WHERE p.parent_hash = unhex(c.hash) AND k.rewritten = 0)
 		ORDER BY c.committer_time DESC, c.id DESC`, []any{after}, func(rs *sql.Rows) error {
 		var h head
 		err := rs.Scan(&h.hash)
@@ -420,7 +420,7 @@ func (w *walk) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("history walk: %w", err)
 	}
-	err = EachRow(ctx, w.st.DB, `SELECT p.commit_id, p.parent_hash FROM commits c JOIN commit_parents p ON p.commit_id = c.id
+	err = EachRow(ctx, w.st.DB, `SELECT p.commit_id, lower(hex(p.parent_hash)) FROM commits c JOIN commit_parents p ON p.commit_id = c.id
 		WHERE c.committer_time < ?1 AND c.committer_time >= ?2 ORDER BY p.commit_id, p.idx`, []any{w.low, next}, func(rs *sql.Rows) error {
 		var id int64
 		var p string

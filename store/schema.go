@@ -456,4 +456,9 @@ INSERT INTO compaction VALUES (1, 0);
 	// (x'' for none), not their hex: 13.3 of git/git's 22.6 MB of file
 	// changes were hex digits. Readers select lower(hex(old_blob)).
 	`UPDATE file_changes SET old_blob = unhex(old_blob), new_blob = unhex(new_blob)`,
+	// 15: commit_parents.parent_hash holds the parent's hash as bytes, not
+	// hex: 4.1 of git/git's 5.2 MB of parents, and as much again in the
+	// index over them, were hex digits. Readers select
+	// lower(hex(parent_hash)) and look a hash up with unhex.
+	`UPDATE commit_parents SET parent_hash = unhex(parent_hash)`,
 }

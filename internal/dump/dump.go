@@ -51,7 +51,7 @@ var tables = map[string]string{
 	"commits": `SELECT hash, author_name, author_email, author_time, author_tz, committer_name, committer_email,
 		committer_time, committer_tz, subject, is_merge, shallow, files_changed, insertions, deletions, redactions,
 		message_repaired, branch, rewritten, graphed, classification, labels, summary, severity FROM commits`,
-	"commit_parents": `SELECT c.hash, p.idx, p.parent_hash FROM commit_parents p JOIN commits c ON c.id = p.commit_id`,
+	"commit_parents": `SELECT c.hash, p.idx, lower(hex(p.parent_hash)) FROM commit_parents p JOIN commits c ON c.id = p.commit_id`,
 	"file_changes": `SELECT c.hash, f.seq, f.path, f.old_path, f.status, f.language, f.binary, f.skipped, f.insertions,
 		f.deletions, lower(hex(f.old_blob)), lower(hex(f.new_blob)), f.similarity, f.follow
 		FROM file_changes f JOIN commits c ON c.id = f.commit_id`,
