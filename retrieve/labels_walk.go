@@ -449,22 +449,31 @@ func (w *walker) hunks(ctx context.Context, path string, after int64, rows []lat
 		at[[2]int64{x.id, int64(x.seq)}] = i
 	}
 	add := func(r *sql.Rows) error {
-		var id, seq, os, ol, ns, nl int64 // int64s scan without strconv
-		if err := r.Scan(&id, &seq, &os, &ol, &ns, &nl); err != nil {
+		var id, seq int64 // int64s scan without strconv
+		var spans sql.RawBytes
+		if err := r.Scan(&id, &seq, &spans); err != nil {
 			return err
 		}
-		if i, ok := at[[2]int64{id, seq}]; ok {
-			rows[i].edits = append(rows[i].edits, normalize(edit{int(os), int(ol), int(ns), int(nl)}))
+		i, ok := at[[2]int64{id, seq}]
+		if !ok {
+			return nil
+		}
+		hs, err := store.DecodeSpans(spans)
+		if err != nil {
+			return fmt.Errorf("change %d of commit %d: %w", seq, id, err)
+		}
+		for _, h := range hs {
+			rows[i].edits = append(rows[i].edits, normalize(edit{h.OldStart, h.OldLines, h.NewStart, h.NewLines}))
 		}
 		return nil
 	}
-	err := store.EachRow(ctx, w.q, `SELECT h.commit_id, h.seq, h.old_start, h.old_lines, h.new_start, h.new_lines
+	err := store.EachRow(ctx, w.q, `SELECT h.commit_id, h.seq, h.spans
 		FROM file_changes f JOIN hunks h ON h.commit_id = f.commit_id AND h.seq = f.seq
 		WHERE f.path = ?1 AND f.commit_id > ?2 AND f.commit_id <= ?3`, []any{path, after, rows[len(rows)-1].id}, add)
 	for _, x := range rows {
 		if err == nil && x.path != path {
-			err = store.EachRow(ctx, w.q, `SELECT commit_id, seq, old_start, old_lines, new_start, new_lines
-				FROM hunks WHERE commit_id = ? AND seq = ?`, []any{x.id, x.seq}, add)
+			err = store.EachRow(ctx, w.q, `SELECT commit_id, seq, spans FROM hunks WHERE commit_id = ? AND seq = ?`,
+				[]any{x.id, x.seq}, add)
 		}
 	}
 	for _, x := range rows {

@@ -76,7 +76,7 @@ var insertSQL = map[string]string{
 	"parent": `INSERT INTO commit_parents VALUES (?,?,?)`,
 	"change": `INSERT INTO file_changes(commit_id, seq, path, old_path, status, language, binary, skipped,
 		insertions, deletions, old_blob, new_blob, similarity, follow) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-	"hunk":  `INSERT INTO hunks VALUES (?,?,?,?,?,?,?)`,
+	"hunk":  `INSERT INTO hunks VALUES (?,?,?)`,
 	"issue": `INSERT OR IGNORE INTO issue_refs VALUES (?,?,?,?,?,?,?)`,
 	"blob":  `INSERT OR REPLACE INTO blobs(id, codec, size, data) VALUES (?, ?, ?, ?)`,
 	"entity": `INSERT INTO entities(key, path, qualified, name, kind, language) VALUES (?,?,?,?,?,?)
@@ -253,12 +253,10 @@ func (w *Writer) insertChanges(ctx context.Context, id int64, c *model.Commit, p
 		if err != nil {
 			return fmt.Errorf("insert change %s of %s: %w", fc.Path, c.Hash, err)
 		}
-		for i, h := range fc.Hunks {
-			if _, err := w.stmts["hunk"].ExecContext(ctx, id, seq, i, h.OldStart, h.OldLines, h.NewStart, h.NewLines); err != nil {
-				return fmt.Errorf("insert hunk of %s: %w", c.Hash, err)
-			}
-		}
 		if len(fc.Hunks) > 0 {
+			if _, err := w.stmts["hunk"].ExecContext(ctx, id, seq, EncodeSpans(fc.Hunks)); err != nil {
+				return fmt.Errorf("insert hunks of %s: %w", c.Hash, err)
+			}
 			if err := putEncoded(ctx, w.stmts["blob"], c.Hash, id, slotDiff+int64(seq), p.blobs[slotDiff+int64(seq)]); err != nil {
 				return err
 			}

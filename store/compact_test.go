@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -490,5 +491,57 @@ func TestOpenStoresParentsAsBytes(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), `"not-hex"`) {
 		t.Errorf("a commit with parent not-hex: %v", err)
+	}
+}
+
+// TestOpenPacksHunks: a version 15 store's hunk rows are one row of spans
+// per file change after the upgrade, and decode to the same numbers in
+// the same order, varints of one to five bytes among them; the writer's
+// spans decode alike.
+func TestOpenPacksHunks(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	old := openVersion(t, dir, 15)
+	id := oldCommit(t, old, hashA)
+	want := map[int][]Span{
+		0: {{1, 0, 1, 3}, {127, 128, 16383, 16384}, {2097151, 2097152, 1<<28 - 1, 1 << 28}},
+		1: {{5, 2, 6, 2}},
+		3: {{1 << 34, 0, 0, 1}},
+	}
+	for seq, spans := range want {
+		for i, h := range spans {
+			if _, err := old.DB.Exec(`INSERT INTO hunks VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				id, seq, i, h.OldStart, h.OldLines, h.NewStart, h.NewLines); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	old.Close()
+	st, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("upgrade: %v", err)
+	}
+	defer st.Close()
+	got := map[int][]Span{}
+	err = EachRow(ctx, st.DB, `SELECT seq, spans FROM hunks WHERE commit_id = ?`, []any{id}, func(r *sql.Rows) error {
+		var seq int
+		var b []byte
+		if err := r.Scan(&seq, &b); err != nil {
+			return err
+		}
+		spans, err := DecodeSpans(b)
+		got[seq] = spans
+		return err
+	})
+	if err != nil || !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("spans after the upgrade %v, %v; want %v", got, err, want)
+	}
+	hunks := []model.Hunk{{OldStart: 300, OldLines: 2, NewStart: 301, NewLines: 70000}, {OldStart: 9, NewStart: 1}}
+	spans, err := DecodeSpans(EncodeSpans(hunks))
+	if err != nil || !slices.Equal(spans, []Span{{300, 2, 301, 70000}, {9, 0, 1, 0}}) {
+		t.Errorf("written spans decode to %v, %v", spans, err)
+	}
+	if _, err := DecodeSpans([]byte{0x80}); err == nil {
+		t.Errorf("a truncated varint decoded")
 	}
 }

@@ -102,7 +102,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	// Both best effort: a store that stays larger is still correct.
 	vacuumed, _ := s.repage(ctx)
 	if !vacuumed && have > 0 && have < compactedAt && len(migrations) >= compactedAt {
-		// The pages migrations 11, 12, 14 and 15 freed stay in the file until a
+		// The pages migrations 11, 12, 14, 15 and 16 freed stay in the file until a
 		// VACUUM.
 		_ = s.compact(ctx)
 	}
@@ -112,8 +112,9 @@ func (s *Store) migrate(ctx context.Context) error {
 // compactedAt is the last migration that freed many pages (11 dropped the
 // keyword index's copy of its text and rebuilt blobs, 12 rebuilt blobs
 // without their key texts, 14 halved the file changes' object ids, 15 the
-// parents' hashes), after which an older store is vacuumed.
-const compactedAt = 15
+// parents' hashes, 16 packed the hunks), after which an older store is
+// vacuumed.
+const compactedAt = 16
 
 // SchemaVersion reports the migration version the database is at.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {

@@ -55,8 +55,9 @@ var tables = map[string]string{
 	"file_changes": `SELECT c.hash, f.seq, f.path, f.old_path, f.status, f.language, f.binary, f.skipped, f.insertions,
 		f.deletions, lower(hex(f.old_blob)), lower(hex(f.new_blob)), f.similarity, f.follow
 		FROM file_changes f JOIN commits c ON c.id = f.commit_id`,
-	"hunks": `SELECT c.hash, h.seq, h.idx, h.old_start, h.old_lines, h.new_start, h.new_lines
-		FROM hunks h JOIN commits c ON c.id = h.commit_id`,
+	// A file change's hunks are one row of spans (store/spans.go),
+	// printed a hunk a line as when they were a row each.
+	"hunks":      `SELECT c.hash, h.seq, h.spans FROM hunks h JOIN commits c ON c.id = h.commit_id`,
 	"issue_refs": `SELECT c.hash, r.key, r.ord, r.kind, r.action, r.raw, r.url FROM issue_refs r JOIN commits c ON c.id = r.commit_id`,
 	"blobs":      `SELECT key, codec, size, data FROM blob_keys`,
 	"design_notes": `SELECT c.hash, n.idx, n.source, n.path, n.line, n.marker, n.text, n.entities
@@ -141,6 +142,14 @@ func dumpTable(ctx context.Context, db *sql.Conn, table, query string, w io.Writ
 		if err := rows.Scan(ptrs...); err != nil {
 			return err
 		}
+		if table == "hunks" {
+			hs, err := hunkLines(vals)
+			if err != nil {
+				return err
+			}
+			lines = append(lines, hs...)
+			continue
+		}
 		var b strings.Builder
 		for i, v := range vals {
 			if i > 0 {
@@ -166,6 +175,24 @@ func dumpTable(ctx context.Context, db *sql.Conn, table, query string, w io.Writ
 		fmt.Fprintln(w, l)
 	}
 	return nil
+}
+
+// hunkLines are the lines of a file change's hunks: hash, seq, the hunk's
+// index and its four numbers.
+func hunkLines(vals []any) ([]string, error) {
+	spans, ok := vals[2].([]byte)
+	if !ok {
+		return nil, fmt.Errorf("spans of %v change %v: %T, not bytes", vals[0], vals[1], vals[2])
+	}
+	hs, err := store.DecodeSpans(spans)
+	if err != nil {
+		return nil, fmt.Errorf("%v change %v: %w", vals[0], vals[1], err)
+	}
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = fmt.Sprintf("%v\t%v\t%d\t%d\t%d\t%d\t%d", vals[0], vals[1], i, h.OldStart, h.OldLines, h.NewStart, h.NewLines)
+	}
+	return out, nil
 }
 
 func dumpGraph(ctx context.Context, dir string, w io.Writer) error {
