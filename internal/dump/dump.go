@@ -20,6 +20,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -231,6 +232,7 @@ const (
 	opDelete   = 2
 	opSparse   = 3
 	opQuant    = 4
+	opDoc      = 5
 )
 
 // dumpVectors prints the marker and the live documents of each log.
@@ -353,31 +355,27 @@ func applyOps(p []byte, byCommit map[string]map[string]string) error {
 		p = p[n:]
 		return s, true
 	}
+	var table []string // op 5's classifications, by their place in the frame
 	for len(p) > 0 {
 		op := p[0]
 		p = p[1:]
 		switch op {
-		case opPut, opSparse, opQuant:
-			id, ok := str()
+		case opPut, opSparse, opQuant, opDoc:
+			var id, commit string
+			var meta []string
+			var ok bool
+			if op == opDoc {
+				var replace bool
+				id, commit, meta, replace, ok = docHead(&p, &table)
+				if ok && replace {
+					delete(byCommit, commit)
+				}
+				op = opQuant // its vector is stored as op 4's
+			} else {
+				id, commit, meta, ok = putHead(str, uvarint)
+			}
 			if !ok {
 				return bad
-			}
-			n, ok := uvarint()
-			if !ok {
-				return bad
-			}
-			meta := make([]string, 0, n)
-			commit := ""
-			for range n {
-				k, ok1 := str()
-				v, ok2 := str()
-				if !ok1 || !ok2 {
-					return bad
-				}
-				if k == "commit" {
-					commit = v
-				}
-				meta = append(meta, k+"="+strings.ReplaceAll(v, "\n", `\n`))
 			}
 			dims, ok := uvarint()
 			if !ok {
@@ -403,6 +401,86 @@ func applyOps(p []byte, byCommit map[string]map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// putHead reads the id and metadata of an op 1, 3 or 4 put, each
+// metadata entry as key=value.
+func putHead(str func() (string, bool), uvarint func() (int, bool)) (id, commit string, meta []string, ok bool) {
+	if id, ok = str(); !ok {
+		return
+	}
+	n, ok := uvarint()
+	if !ok {
+		return
+	}
+	meta = make([]string, 0, n)
+	for range n {
+		k, ok1 := str()
+		v, ok2 := str()
+		if !ok1 || !ok2 {
+			return id, commit, meta, false
+		}
+		if k == "commit" {
+			commit = v
+		}
+		meta = append(meta, k+"="+strings.ReplaceAll(v, "\n", `\n`))
+	}
+	return id, commit, meta, true
+}
+
+// docHead reads an op 5 put up to its vector: flags (1 the commit's
+// documents dropped first, 2 a note, 4 rewritten), the commit's 20 bytes,
+// the note's index for a note, the time as a varint, the classification
+// (a new string or a reference to one earlier in the frame) and the
+// paths; it rebuilds the id and metadata an op 4 put spells out.
+func docHead(p *[]byte, table *[]string) (id, commit string, meta []string, replace, ok bool) {
+	b := *p
+	if len(b) < 21 {
+		return
+	}
+	flags := b[0]
+	commit, b = hex.EncodeToString(b[1:21]), b[21:]
+	id, kind := "commit:"+commit, "commit"
+	if flags&2 != 0 {
+		note, n := binary.Uvarint(b)
+		if n <= 0 {
+			return
+		}
+		id, kind, b = fmt.Sprintf("note:%s:%d", commit, note), "note", b[n:]
+	}
+	t, n := binary.Varint(b)
+	if n <= 0 {
+		return
+	}
+	b = b[n:]
+	ref, n := binary.Uvarint(b)
+	if n <= 0 {
+		return
+	}
+	b = b[n:]
+	var class string
+	if ref%2 == 1 {
+		if ref/2 >= uint64(len(*table)) {
+			return
+		}
+		class = (*table)[ref/2]
+	} else {
+		if ref/2 > uint64(len(b)) {
+			return
+		}
+		class, b = string(b[:ref/2]), b[ref/2:]
+		*table = append(*table, class)
+	}
+	size, n := binary.Uvarint(b)
+	if n <= 0 || size > uint64(len(b[n:])) {
+		return
+	}
+	paths := string(b[n : n+int(size)])
+	*p = b[n+int(size):]
+	meta = []string{"classification=" + class, "commit=" + commit, "kind=" + kind,
+		"paths=" + strings.ReplaceAll(paths, "\n", `\n`), fmt.Sprintf("rewritten=%t", flags&4 != 0),
+		fmt.Sprintf("time=%d", t)}
+	return id, commit, meta, flags&1 != 0, true
 }
 
 // vectorBytes reads a put's vector from p as dense little-endian floats,
