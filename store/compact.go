@@ -57,9 +57,9 @@ func (s *Store) compact(ctx context.Context) error {
 	return nil
 }
 
-// pageBytes is a store's page size. SQLite's default, 4 KiB, left a
-// fifth of each leaf page of git/git's blobs unused (rows of one to a few
-// KiB fit it badly) and overflowed every diff above 4 KiB: at 8 KiB the
+// pageBytes is a store's page size. At SQLite's default, 4 KiB, 13 MB of
+// git/git's 182 MB of blob pages were unused (rows of one to a few KiB
+// fit them badly) and every diff above 4 KiB overflowed: at 8 KiB the
 // vacuumed store is 5.5 MB (1.4 %) smaller.
 const pageBytes = 8192
 
