@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -50,8 +51,12 @@ func TestBrokenEdgesRepaired(t *testing.T) {
 		}
 		// The old single transaction: three quads labelled 0.8 removed, two added.
 		tx := cgraph.NewTransaction()
-		if err := planEdges(ctx, g.qs, tx, []Edge{{a, "CALLS", b, 1}, {a, "CALLS", c, 1}, {a, "CALLS", e, 1},
-			{d, "CALLS", b, 0.8}, {d, "CALLS", c, 0.8}}); err != nil {
+		old := []Edge{{a, "CALLS", b, 1}, {a, "CALLS", c, 1}, {a, "CALLS", e, 1}, {d, "CALLS", b, 0.8}, {d, "CALLS", c, 0.8}}
+		st, err := newStoredSet(ctx, g.qs, old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := planEdges(ctx, g.qs, tx, old, st); err != nil {
 			t.Fatal(err)
 		}
 		if err := apply(g.qs, tx, "write"); err != nil {
@@ -89,4 +94,41 @@ func quads(t *testing.T, g *Graph) []string {
 	}
 	slices.Sort(all)
 	return all
+}
+
+// TestReplaceIsRemoveThenWrite: Replace leaves the graph RemoveEdges and
+// then Write leave, for a source that loses one edge, keeps one relabelled
+// and gains one in the same call, and for a removal of an edge never
+// stored.
+func TestReplaceIsRemoveThenWrite(t *testing.T) {
+	a, b, c, d, e := "entity:a.c#a", "entity:b.c#b", "entity:c.c#c", "entity:d.c#d", "entity:e.c#e"
+	start := []Edge{{a, "CALLS", b, 0.8}, {a, "CALLS", c, 0.8}, {d, "CALLS", b, 1}}
+	write := []Edge{{a, "CALLS", c, 1}, {a, "CALLS", e, 0.8}, {d, "IMPORTS", e, 1}}
+	remove := []Edge{{From: a, Type: "CALLS", To: b}, {From: d, Type: "CALLS", To: b}, {From: e, Type: "CALLS", To: a}}
+	var results [][]string
+	forEachBackend(t, func(t *testing.T, g *Graph) {
+		ctx := context.Background()
+		for _, joined := range []bool{false, true} {
+			if err := g.RemoveEdges(ctx, append(append([]Edge(nil), start...), write...)); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Write(ctx, nil, start); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if joined {
+				err = g.Replace(ctx, nil, write, remove)
+			} else {
+				err = errors.Join(g.RemoveEdges(ctx, remove), g.Write(ctx, nil, write))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, quads(t, g))
+		}
+		want := []string{`<entity:a.c#a> <CALLS> <entity:c.c#c> "1" .`, `<entity:a.c#a> <CALLS> <entity:e.c#e> "0.8" .`,
+			`<entity:d.c#d> <IMPORTS> <entity:e.c#e> "1" .`}
+		check(t, "separate", results[len(results)-2], want)
+		check(t, "joined", results[len(results)-1], want)
+	})
 }

@@ -18,6 +18,16 @@ import (
 // (applyReplacing); a write cut short in between is made whole by writing
 // it again.
 func (g *Graph) Write(ctx context.Context, nodes []Node, edges []Edge) error {
+	return g.Replace(ctx, nodes, edges, nil)
+}
+
+// Replace is RemoveEdges of remove followed by Write of nodes and edges,
+// in Write's two transactions: the removals join the quads Write replaces.
+// An edge must not be both removed and written. A sync that changes code
+// relationships removes some in every write; on their own they cost a
+// third Cayley transaction per write, and a second read of the stored
+// edges of each node that both loses and gains relationships.
+func (g *Graph) Replace(ctx context.Context, nodes []Node, edges, remove []Edge) error {
 	qs, err := g.store()
 	if err != nil {
 		return err
@@ -25,11 +35,18 @@ func (g *Graph) Write(ctx context.Context, nodes []Node, edges []Edge) error {
 	if err := validate(nodes, edges); err != nil {
 		return err
 	}
-	tx := cgraph.NewTransactionN(2 * (len(nodes) + len(edges)))
+	tx := cgraph.NewTransactionN(2*(len(nodes)+len(edges)) + len(remove))
 	if err := planNodes(ctx, qs, tx, nodes); err != nil {
 		return err
 	}
-	if err := planEdges(ctx, qs, tx, edges); err != nil {
+	st, err := newStoredSet(ctx, qs, edges, remove)
+	if err != nil {
+		return err
+	}
+	if err := planRemovals(ctx, qs, tx, remove, st); err != nil {
+		return err
+	}
+	if err := planEdges(ctx, qs, tx, edges, st); err != nil {
 		return err
 	}
 	return applyReplacing(qs, tx, "write")
@@ -155,9 +172,41 @@ func nodeQuads(ctx context.Context, qs cgraph.QuadStore, id quad.Value) (map[qua
 
 type edgeKey struct{ from, typ, to string }
 
+// storedSet holds what a write read of the store: the refs of its edges'
+// values, and the stored edges of each source it looked at.
+type storedSet struct {
+	n      *namer
+	refs   map[string]cgraph.Ref
+	byFrom map[string]map[[2]cgraph.Ref][]quad.Value
+}
+
+// newStoredSet reads the refs of the edges' values.
+func newStoredSet(ctx context.Context, qs cgraph.QuadStore, lists ...[]Edge) (*storedSet, error) {
+	refs, err := refsOf(ctx, qs, lists...)
+	if err != nil {
+		return nil, err
+	}
+	return &storedSet{n: newNamer(qs), refs: refs, byFrom: map[string]map[[2]cgraph.Ref][]quad.Value{}}, nil
+}
+
+func (s *storedSet) ref(iri string) cgraph.Ref { return s.refs[iri] }
+
+// edges returns the stored edges of from, read at first use.
+func (s *storedSet) edges(ctx context.Context, qs cgraph.QuadStore, from string) (map[[2]cgraph.Ref][]quad.Value, error) {
+	se, ok := s.byFrom[from]
+	if !ok {
+		var err error
+		if se, err = storedEdges(ctx, qs, s.n, s.ref(from)); err != nil {
+			return nil, err
+		}
+		s.byFrom[from] = se
+	}
+	return se, nil
+}
+
 // planEdges adds each edge, replacing a stored copy with another confidence.
 // Stored edges are read once per distinct From and matched by ref.
-func planEdges(ctx context.Context, qs cgraph.QuadStore, tx *cgraph.Transaction, edges []Edge) error {
+func planEdges(ctx context.Context, qs cgraph.QuadStore, tx *cgraph.Transaction, edges []Edge, st *storedSet) error {
 	conf := make(map[edgeKey]float64, len(edges))
 	byFrom := make(map[string][]edgeKey)
 	var froms []string
@@ -175,14 +224,8 @@ func planEdges(ctx context.Context, qs cgraph.QuadStore, tx *cgraph.Transaction,
 		}
 		conf[k] = c
 	}
-	refs, err := refsOf(ctx, qs, edges)
-	if err != nil {
-		return err
-	}
-	ref := func(iri string) cgraph.Ref { return refs[iri] }
-	n := newNamer(qs)
 	for _, from := range froms {
-		stored, err := storedEdges(ctx, qs, n, ref(from))
+		stored, err := st.edges(ctx, qs, from)
 		if err != nil {
 			return err
 		}
@@ -190,7 +233,7 @@ func planEdges(ctx context.Context, qs cgraph.QuadStore, tx *cgraph.Transaction,
 			label := formatConfidence(conf[k])
 			q := quad.Quad{Subject: quad.IRI(k.from), Predicate: quad.IRI(k.typ), Object: quad.IRI(k.to), Label: label}
 			var old []quad.Value
-			if p, o := ref(k.typ), ref(k.to); p != nil && o != nil {
+			if p, o := st.ref(k.typ), st.ref(k.to); p != nil && o != nil {
 				old = stored[[2]cgraph.Ref{p, o}]
 			}
 			if len(old) == 1 && old[0] == label {
@@ -205,18 +248,39 @@ func planEdges(ctx context.Context, qs cgraph.QuadStore, tx *cgraph.Transaction,
 	return nil
 }
 
+// planRemovals removes each edge whatever its stored confidence; edges
+// that are not stored are ignored.
+func planRemovals(ctx context.Context, qs cgraph.QuadStore, tx *cgraph.Transaction, edges []Edge, st *storedSet) error {
+	for _, e := range edges {
+		from, p, o := st.ref(e.From), st.ref(e.Type), st.ref(e.To)
+		if from == nil || p == nil || o == nil {
+			continue
+		}
+		se, err := st.edges(ctx, qs, e.From)
+		if err != nil {
+			return err
+		}
+		for _, l := range se[[2]cgraph.Ref{p, o}] {
+			tx.RemoveQuad(quad.Quad{Subject: quad.IRI(e.From), Predicate: quad.IRI(e.Type), Object: quad.IRI(e.To), Label: l})
+		}
+	}
+	return nil
+}
+
 // refsOf returns the refs of the edges' ends and types, nil for values
 // the store has never seen. A store that can batch reads them in one
 // transaction: one read transaction per value was 40% of planEdges' time
 // on bolt.
-func refsOf(ctx context.Context, qs cgraph.QuadStore, edges []Edge) (map[string]cgraph.Ref, error) {
-	refs := make(map[string]cgraph.Ref, 2*len(edges))
+func refsOf(ctx context.Context, qs cgraph.QuadStore, lists ...[]Edge) (map[string]cgraph.Ref, error) {
+	refs := make(map[string]cgraph.Ref)
 	var vals []quad.Value
-	for _, e := range edges {
-		for _, iri := range [...]string{e.From, e.Type, e.To} {
-			if _, ok := refs[iri]; !ok {
-				refs[iri] = nil
-				vals = append(vals, quad.IRI(iri))
+	for _, edges := range lists {
+		for _, e := range edges {
+			for _, iri := range [...]string{e.From, e.Type, e.To} {
+				if _, ok := refs[iri]; !ok {
+					refs[iri] = nil
+					vals = append(vals, quad.IRI(iri))
+				}
 			}
 		}
 	}
@@ -353,28 +417,13 @@ func (g *Graph) RemoveEdges(ctx context.Context, edges []Edge) error {
 	}
 	// The ends' refs in one read transaction, as Write reads them (see
 	// refsOf): a sync removes tens of thousands of code relationships.
-	refs, err := refsOf(ctx, qs, edges)
+	st, err := newStoredSet(ctx, qs, edges)
 	if err != nil {
 		return err
 	}
-	n := newNamer(qs)
-	stored := make(map[string]map[[2]cgraph.Ref][]quad.Value)
 	tx := cgraph.NewTransactionN(len(edges))
-	for _, e := range edges {
-		from, p, o := refs[e.From], refs[e.Type], refs[e.To]
-		if from == nil || p == nil || o == nil {
-			continue
-		}
-		se, ok := stored[e.From]
-		if !ok {
-			if se, err = storedEdges(ctx, qs, n, from); err != nil {
-				return err
-			}
-			stored[e.From] = se
-		}
-		for _, l := range se[[2]cgraph.Ref{p, o}] {
-			tx.RemoveQuad(quad.Quad{Subject: quad.IRI(e.From), Predicate: quad.IRI(e.Type), Object: quad.IRI(e.To), Label: l})
-		}
+	if err := planRemovals(ctx, qs, tx, edges, st); err != nil {
+		return err
 	}
 	return apply(qs, tx, "remove edges")
 }

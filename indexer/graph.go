@@ -173,10 +173,7 @@ func (s *Syncer) derived() bool { return s.opts.Graph != nil || s.opts.Vectors !
 func (s *Syncer) writeDerived(ctx context.Context, w *derivedWrite) error {
 	if g := s.opts.Graph; g != nil {
 		add, remove := w.codeEdges()
-		if err := g.RemoveEdges(ctx, remove); err != nil {
-			return err
-		}
-		if err := g.Write(ctx, nil, append(w.edges, add...)); err != nil {
+		if err := g.Replace(ctx, nil, append(w.edges, add...), remove); err != nil {
 			return err
 		}
 	}
