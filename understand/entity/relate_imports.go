@@ -37,10 +37,38 @@ func (s *Source) Imports(before int) []Import {
 	if before > 0 {
 		text = s.src[:s.offset(before)]
 	}
+	if s.lang == "C" || s.lang == "C++" {
+		text = text[:includesEnd(text)]
+	}
 	s.toks = tokenizeInto(s.spec, text, s.toks)
 	r := &importReader{lang: s.lang, src: text, toks: s.toks}
 	r.read()
 	return r.out
+}
+
+// includesEnd returns where the last line that may hold a C or C++
+// include directive ends (with its continuation lines): the imports of
+// src[:includesEnd(src)] are those of src. Tokens before a line end are
+// the same in a prefix as in the whole text, and a directive names the
+// word it is; the includes are at the top of most files, and scanning the
+// rest of a changed file for them was a third of what reading git's
+// relationship facts cost.
+func includesEnd(src []byte) int {
+	last := max(bytes.LastIndex(src, []byte("include")), bytes.LastIndex(src, []byte("import")))
+	if last < 0 {
+		return 0
+	}
+	for {
+		nl := bytes.IndexByte(src[last:], '\n')
+		if nl < 0 {
+			return len(src)
+		}
+		end := last + nl
+		if !bytes.HasSuffix(bytes.TrimSuffix(src[last:end], []byte("\r")), []byte("\\")) {
+			return end + 1
+		}
+		last = end + 1
+	}
 }
 
 // MayImport reports whether a line of the language may begin or end an

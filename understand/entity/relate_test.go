@@ -3,6 +3,8 @@ package entity
 import (
 	"context"
 	"fmt"
+	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -442,5 +444,41 @@ func BenchmarkCallsTreeSitter(b *testing.B) {
 			}
 			tree.Close()
 		}
+	}
+}
+
+// TestIncludesOfAPrefix: a C or C++ source's includes, read from the
+// prefix that ends after the last line that may hold one, are those of
+// the whole source: with a directive continued over lines (plain and
+// CRLF), the word in a late comment or string, a directive after
+// functions, none at all, and the C fixture.
+func TestIncludesOfAPrefix(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/fixtures/sample.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs := []string{
+		string(fixture),
+		"#include \"a.h\"\nint f(void)\n{\n\treturn g();\n}\n",
+		"#include \\\n\t\"cont.h\"\nint f(void) { return 1; }\n",
+		"#include \\\r\n\t\"crlf.h\"\r\nint f(void) { return 1; }\r\n",
+		"#include <a.h>\nint f(void) { /* include \"no.h\" */ return 1; }\n#include \"late.h\"\n",
+		"#include <a.h>\nconst char *s = \"#include <str.h>\";\nint include_all(void);\n",
+		"/* #include \"x.h\"\n#include \"y.h\" */\n#include \"z.h\" /* a comment that goes on\n over lines */\n",
+		"int f(void) { return 1; }\n",
+		"#import <Foundation/Foundation.h>\n#include_next <stdio.h>\n",
+	}
+	for _, lang := range []string{"C", "C++"} {
+		for _, src := range srcs {
+			r := &importReader{lang: lang, src: []byte(src), toks: tokenizeInto(lexSpecs[lang], []byte(src), nil)}
+			r.read()
+			s, _ := NewSource(lang, []byte(src))
+			if got := s.Imports(0); !reflect.DeepEqual(got, r.out) {
+				t.Errorf("%s %q:\n got %+v\nwant %+v", lang, src, got, r.out)
+			}
+		}
+	}
+	if n := includesEnd([]byte("int f(void) { return 1; }\n")); n != 0 {
+		t.Errorf("a source without the words is read to %d, want 0", n)
 	}
 }
