@@ -52,6 +52,7 @@ type relater struct {
 	goPkgsLoaded bool
 
 	out    map[string]map[relKey]float64 // current relationships by source node
+	nodes  map[string]string             // one copy of each node id that out and in hold (intern)
 	loaded map[string]bool               // sources read from the store
 	in     map[string]*sourceSet         // the sources in out of each target node
 
@@ -94,7 +95,7 @@ func newRelater(ctx context.Context, st *store.Store, root string) *relater {
 		byPath: map[string][]*sym{}, pathed: map[string]bool{}, stored: map[string]bool{},
 		files: map[string]int8{}, byBase: map[string][]string{}, byLowerBase: map[string][]string{}, goPkgs: map[string]string{},
 		seen: map[string]seenVersion{},
-		out:  map[string]map[relKey]float64{}, loaded: map[string]bool{}, in: map[string]*sourceSet{}}
+		out:  map[string]map[relKey]float64{}, nodes: map[string]string{}, loaded: map[string]bool{}, in: map[string]*sourceSet{}}
 	var n int
 	if err := st.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commits)`).Scan(&n); err != nil {
 		r.err = err
@@ -374,10 +375,12 @@ func (r *relater) edges(from string) map[relKey]float64 {
 		return nil
 	}
 	if len(rels) > 0 {
+		from = r.intern(from)
 		m = make(map[relKey]float64, len(rels))
 		for _, rel := range rels {
-			m[relKey{rel.Kind, rel.To}] = rel.Confidence
-			r.link(from, rel.To, true)
+			to := r.intern(rel.To)
+			m[relKey{rel.Kind, to}] = rel.Confidence
+			r.link(from, to, true)
 		}
 		r.out[from] = m
 	}
@@ -424,8 +427,22 @@ func (r *relater) touch(from string, k relKey, m map[relKey]float64) {
 	r.before[rk] = before{had, c}
 }
 
+// intern returns the relater's copy of a node id. Each resolution makes
+// its ids anew (EntityNode), and the relationships kept for the whole
+// sync held a copy of the target's id per relationship and of the
+// source's per target: live state that the collector scans again and
+// again near the sync's memory limit.
+func (r *relater) intern(id string) string {
+	if s, ok := r.nodes[id]; ok {
+		return s
+	}
+	r.nodes[id] = id
+	return id
+}
+
 // set makes a source's relationships of the given kinds those of want.
 func (r *relater) set(from string, kinds []string, want map[relKey]float64) {
+	from = r.intern(from)
 	m := r.edges(from)
 	for k := range m {
 		if _, keep := want[k]; !keep && slices.Contains(kinds, k.kind) {
@@ -440,6 +457,7 @@ func (r *relater) set(from string, kinds []string, want map[relKey]float64) {
 		if old, ok := m[k]; ok && old == c {
 			continue
 		}
+		k.to = r.intern(k.to)
 		if m == nil {
 			m = map[relKey]float64{}
 			r.out[from] = m
@@ -456,6 +474,7 @@ func (r *relater) add(from string, k relKey, conf float64, remove bool) {
 	if c, ok := m[k]; remove && !ok || !remove && ok && c == conf {
 		return
 	}
+	from, k.to = r.intern(from), r.intern(k.to)
 	if m == nil {
 		m = map[relKey]float64{}
 		r.out[from] = m
