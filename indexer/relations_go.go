@@ -232,7 +232,7 @@ func (r *relater) required(key string, depth int) ([]entity.MethodShape, bool) {
 		return nil, false
 	}
 	var out []entity.MethodShape
-	for k := range r.edges(EntityNode(key)) {
+	for _, k := range r.edges(EntityNode(key)) {
 		switch {
 		case k.kind == model.Requires && strings.HasPrefix(k.to, "embeds:"):
 			return nil, false

@@ -312,7 +312,7 @@ func (r *relater) classOf(caller *sym, fx *fileCtx) *sym {
 // bases returns the classes and interfaces a type extends or implements.
 func (r *relater) bases(cls *sym) []*sym {
 	var out []*sym
-	for k := range r.edges(EntityNode(cls.key)) {
+	for _, k := range r.edges(EntityNode(cls.key)) {
 		if k.kind != model.Extends && k.kind != model.Implements {
 			continue
 		}

@@ -51,10 +51,10 @@ type relater struct {
 	goPkgs       map[string]string      // Go package name by directory
 	goPkgsLoaded bool
 
-	out    map[string]map[relKey]float64 // current relationships by source node
-	nodes  map[string]string             // one copy of each node id that out and in hold (intern)
-	loaded map[string]bool               // sources read from the store
-	in     map[string]*sourceSet         // the sources in out of each target node
+	out    map[string]relSet     // current relationships by source node
+	nodes  map[string]string     // one copy of each node id that out and in hold (intern)
+	loaded map[string]bool       // sources read from the store
+	in     map[string]*sourceSet // the sources in out of each target node
 
 	// What the commit being resolved changed: the relationships it
 	// touched, with their state before it.
@@ -95,7 +95,7 @@ func newRelater(ctx context.Context, st *store.Store, root string) *relater {
 		byPath: map[string][]*sym{}, pathed: map[string]bool{}, stored: map[string]bool{},
 		files: map[string]int8{}, byBase: map[string][]string{}, byLowerBase: map[string][]string{}, goPkgs: map[string]string{},
 		seen: map[string]seenVersion{},
-		out:  map[string]map[relKey]float64{}, nodes: map[string]string{}, loaded: map[string]bool{}, in: map[string]*sourceSet{}}
+		out:  map[string]relSet{}, nodes: map[string]string{}, loaded: map[string]bool{}, in: map[string]*sourceSet{}}
 	var n int
 	if err := st.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commits)`).Scan(&n); err != nil {
 		r.err = err
@@ -363,7 +363,7 @@ func (r *relater) entitiesNamed(name string) []*sym {
 
 // edges returns a source node's current relationships, read from the
 // store at first use.
-func (r *relater) edges(from string) map[relKey]float64 {
+func (r *relater) edges(from string) relSet {
 	m := r.out[from]
 	if m != nil || r.loaded[from] || r.fresh || r.err != nil {
 		return m
@@ -376,10 +376,10 @@ func (r *relater) edges(from string) map[relKey]float64 {
 	}
 	if len(rels) > 0 {
 		from = r.intern(from)
-		m = make(map[relKey]float64, len(rels))
+		m = make(relSet, 0, len(rels))
 		for _, rel := range rels {
 			to := r.intern(rel.To)
-			m[relKey{rel.Kind, to}] = rel.Confidence
+			m = m.put(relKey{rel.Kind, to}, rel.Confidence)
 			r.link(from, to, true)
 		}
 		r.out[from] = m
@@ -407,23 +407,13 @@ func (r *relater) link(from, to string, on bool) {
 	}
 }
 
-// has reports whether a relationship map has one to a node, of any kind.
-func has(m map[relKey]float64, to string) bool {
-	for k := range m {
-		if k.to == to {
-			return true
-		}
-	}
-	return false
-}
-
 // touch records a relationship's state before the commit changes it.
-func (r *relater) touch(from string, k relKey, m map[relKey]float64) {
+func (r *relater) touch(from string, k relKey, m relSet) {
 	rk := relKind{from, k.kind, k.to}
 	if _, ok := r.before[rk]; ok {
 		return
 	}
-	c, had := m[k]
+	c, had := m.get(k)
 	r.before[rk] = before{had, c}
 }
 
@@ -444,59 +434,58 @@ func (r *relater) intern(id string) string {
 func (r *relater) set(from string, kinds []string, want map[relKey]float64) {
 	from = r.intern(from)
 	m := r.edges(from)
-	for k := range m {
-		if _, keep := want[k]; !keep && slices.Contains(kinds, k.kind) {
-			r.touch(from, k, m)
-			delete(m, k)
-			if !has(m, k.to) {
-				r.link(from, k.to, false)
-			}
+	for i := 0; i < len(m); {
+		k := m[i].relKey
+		if _, keep := want[k]; keep || !slices.Contains(kinds, k.kind) {
+			i++
+			continue
+		}
+		r.touch(from, k, m)
+		m = m.del(k)
+		if !m.hasTo(k.to) {
+			r.link(from, k.to, false)
 		}
 	}
 	for k, c := range want {
-		if old, ok := m[k]; ok && old == c {
+		if old, ok := m.get(k); ok && old == c {
 			continue
 		}
 		k.to = r.intern(k.to)
-		if m == nil {
-			m = map[relKey]float64{}
-			r.out[from] = m
-		}
 		r.touch(from, k, m)
-		m[k] = c
+		m = m.put(k, c)
 		r.link(from, k.to, true)
+	}
+	if m != nil {
+		r.out[from] = m
 	}
 }
 
 // add adds (or, with remove, removes) one relationship.
 func (r *relater) add(from string, k relKey, conf float64, remove bool) {
 	m := r.edges(from)
-	if c, ok := m[k]; remove && !ok || !remove && ok && c == conf {
+	if c, ok := m.get(k); remove && !ok || !remove && ok && c == conf {
 		return
 	}
 	from, k.to = r.intern(from), r.intern(k.to)
-	if m == nil {
-		m = map[relKey]float64{}
-		r.out[from] = m
-	}
 	r.touch(from, k, m)
 	if remove {
-		delete(m, k)
-		if !has(m, k.to) {
+		m = m.del(k)
+		if !m.hasTo(k.to) {
 			r.link(from, k.to, false)
 		}
 	} else {
-		m[k] = conf
+		m = m.put(k, conf)
 		r.link(from, k.to, true)
 	}
+	r.out[from] = m
 }
 
 // drop removes all of a source's relationships.
 func (r *relater) drop(from string) {
 	m := r.edges(from)
-	for k := range m {
-		r.touch(from, k, m)
-		r.link(from, k.to, false)
+	for _, e := range m {
+		r.touch(from, e.relKey, m)
+		r.link(from, e.to, false)
 	}
 	delete(r.out, from)
 	if !r.fresh {
@@ -507,10 +496,9 @@ func (r *relater) drop(from string) {
 // dropTo removes all relationships to a node.
 func (r *relater) dropTo(to string) {
 	for _, src := range r.incoming(to) {
-		m := r.edges(src)
-		for k, c := range m {
-			if k.to == to {
-				r.add(src, k, c, true)
+		for _, e := range slices.Clone(r.edges(src)) { // add changes the set
+			if e.to == to {
+				r.add(src, e.relKey, e.conf, true)
 			}
 		}
 	}
@@ -535,15 +523,14 @@ func (r *relater) retarget(changes []model.EntityChange) {
 			if key, ok := strings.CutPrefix(src, entityNode); ok && !r.live(key) {
 				continue // the source is gone too
 			}
-			m := r.edges(src)
-			var ks []relKey
-			for k := range m {
-				if k.to == old {
-					ks = append(ks, k)
+			var ks []relEdge // add changes the set
+			for _, x := range r.edges(src) {
+				if x.to == old {
+					ks = append(ks, x)
 				}
 			}
-			for _, k := range ks {
-				c := m[k]
+			for _, x := range ks {
+				k, c := x.relKey, x.conf
 				r.add(src, k, c, true)
 				if to, ok := moved[e.Key()]; ok && EntityNode(to) != src {
 					r.add(src, relKey{k.kind, EntityNode(to)}, c, false)
@@ -585,7 +572,7 @@ func (r *relater) incoming(to string) []string {
 	}
 	var out []string
 	for s := range srcs {
-		if has(r.edges(s), to) {
+		if r.edges(s).hasTo(to) {
 			out = append(out, s)
 		}
 	}
@@ -598,7 +585,7 @@ func (r *relater) incoming(to string) []string {
 func (r *relater) changed() []model.Relation {
 	var out []model.Relation
 	for rk, b := range r.before {
-		c, has := r.out[rk.from][relKey{rk.kind, rk.to}]
+		c, has := r.out[rk.from].get(relKey{rk.kind, rk.to})
 		switch {
 		case has && (!b.had || b.conf != c):
 			out = append(out, model.Relation{Kind: rk.kind, From: rk.from, To: rk.to, Confidence: c})

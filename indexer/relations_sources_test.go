@@ -40,3 +40,25 @@ func TestSourceSet(t *testing.T) {
 		t.Error("a target without sources lists some")
 	}
 }
+
+// TestRelSet: a source's relationships behave as a map from (kind,
+// target) to confidence: a put replaces, a delete of one leaves the
+// others and the same target under another kind, and an emptied set is
+// not nil (the source stays known).
+func TestRelSet(t *testing.T) {
+	a, b := relKey{"CALLS", "entity:a.c#a"}, relKey{"CALLS", "entity:b.c#b"}
+	ab := relKey{"IMPORTS", "entity:b.c#b"}
+	var s relSet
+	s = s.put(a, 0.8).put(b, 1).put(ab, 1).put(a, 1)
+	if c, ok := s.get(a); !ok || c != 1 || len(s) != 3 {
+		t.Fatalf("after four puts of three keys: %v", s)
+	}
+	s = s.del(b)
+	if _, ok := s.get(b); ok || !s.hasTo(b.to) || len(s) != 2 {
+		t.Fatalf("after deleting CALLS b: %v", s)
+	}
+	s = s.del(relKey{"CALLS", "entity:none"}).del(ab).del(a)
+	if s == nil || len(s) != 0 || s.hasTo(b.to) {
+		t.Fatalf("emptied: %#v", s)
+	}
+}
