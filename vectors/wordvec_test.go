@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -34,11 +35,7 @@ func table(t *testing.T, words []string, counts []uint32, rows [][]float32) []by
 		scales = append(scales, m/127)
 	}
 	binary.Write(&raw, binary.LittleEndian, scales)
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(raw.Bytes())
-	zw.Close()
-	return gz.Bytes()
+	return raw.Bytes()
 }
 
 func TestParseWordVectors(t *testing.T) {
@@ -76,21 +73,27 @@ func TestParseWordVectors(t *testing.T) {
 
 	good := table(t, words, counts, rows)
 	for name, data := range map[string][]byte{
-		"not gzip":  []byte("GMWVEC1\n"),
-		"truncated": good[:len(good)/2],
-		"bad magic": table(t, []string{"x"}, []uint32{1}, [][]float32{{1}})[:0],
+		"magic only":         []byte("GMWVEC1\n"),
+		"truncated in words": good[:20],
+		"truncated in rows":  good[:len(good)-20],
+		"trailing bytes":     append(slices.Clone(good), 0),
+		"empty":              table(t, []string{"x"}, []uint32{1}, [][]float32{{1}})[:0],
+		"wrong magic":        append([]byte("GMWVEC2\n"), good[8:]...),
+		"gzipped":            gzipped(good),
+		"no dimensions":      append(slices.Clone(good[:12]), 0, 0, 0, 0),
 	} {
 		if _, err := parseWordVectors(data); !errors.Is(err, errWordvec) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	var hdr bytes.Buffer
-	zw := gzip.NewWriter(&hdr)
-	zw.Write(append([]byte("GMWVEC2\n"), make([]byte, 8)...))
+}
+
+func gzipped(b []byte) []byte {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(b)
 	zw.Close()
-	if _, err := parseWordVectors(hdr.Bytes()); !errors.Is(err, errWordvec) {
-		t.Errorf("wrong magic: %v", err)
-	}
+	return gz.Bytes()
 }
 
 // The shipped table must bridge what a user says and what a commit says

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates table.bin.gz from scratch on Debian 12 (bookworm), as root.
+# Regenerates table.bin from scratch on Debian 12 (bookworm), as root.
 # See README.md. Intermediate files go to $WORK (default /tmp/wordvec).
 #
 #   bash vectors/wordvec/build.sh            # install packages, extract, train, write
@@ -10,7 +10,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 WORK="${WORK:-/tmp/wordvec}"
-OUT="${OUT:-$HERE/table.bin.gz}"
+OUT="${OUT:-$HERE/table.bin}"
 PROJ="${PROJ:-$HERE/projection.bin}"
 
 # Training parameters (README.md explains the choices).

@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
-"""Load table.bin.gz and print the nearest neighbours (cosine) of some words.
+"""Load table.bin and print the nearest neighbours (cosine) of some words.
 
-usage: check.py [TABLE.bin.gz] [-k 8] [word ...]
+usage: check.py [TABLE.bin] [-k 8] [word ...]
 """
-import gzip
 import math
 import os
 import struct
@@ -14,7 +13,7 @@ QUERIES = ("memory ram slow quadratic square crash duplicate unique sandbox depr
 
 
 def load(path):
-    with gzip.open(path, "rb") as f:
+    with open(path, "rb") as f:
         data = f.read()
     if data[:8] != b"GMWVEC1\n":
         raise ValueError("bad magic")
@@ -49,8 +48,8 @@ def main():
         i = args.index("-k")
         k = int(args[i + 1])
         del args[i:i + 2]
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "table.bin.gz")
-    if args and args[0].endswith(".gz"):
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "table.bin")
+    if args and args[0].endswith(".bin"):
         path = args.pop(0)
     queries = args or QUERIES
     words, counts, vecs, dims = load(path)

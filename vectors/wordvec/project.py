@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Train the projection the local embedder applies to summed word vectors.
 
-usage: project.py TABLE.bin.gz OUT.bin REPO@COMMIT ...
+usage: project.py TABLE.bin OUT.bin REPO@COMMIT ...
 
 Pairs each commit's subject with its body (commits.py's cleaning; subject
 of 3 tokens or more, body of 6 or more, its first 120 tokens), embeds both
@@ -16,7 +16,6 @@ Written as "GMWPROJ1", uint32 dims, dims×dims float32 row-major (little-
 endian). Needs numpy (Debian's python3-numpy); build.sh runs it with one
 BLAS thread so that the result is reproducible.
 """
-import gzip
 import os
 import struct
 import sys
@@ -31,7 +30,8 @@ TAU, LR, BATCH, EPOCHS, HELD_OUT = 0.05, 1e-3, 1024, 4, 5000
 
 
 def load_table(path):
-    data = gzip.open(path).read()
+    with open(path, "rb") as f:
+        data = f.read()
     if data[:8] != b"GMWVEC1\n":
         raise ValueError("bad magic")
     n, d = struct.unpack_from("<II", data, 8)
