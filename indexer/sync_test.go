@@ -365,3 +365,61 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// The refs table follows the repository's refs from sync to sync: a moved
+// branch, a new and a deleted tag, a retargeted tag, and the rest kept.
+func TestSyncRefsFollowRepository(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "one\n")
+	first := g.Commit("first")
+	g.Git("tag", "v1")
+	g.Git("tag", "gone")
+	g.Git("tag", "-a", "moved", "-m", "annotated")
+	st := openStore(t)
+	sync(t, g.Dir, st, Options{})
+	want := func() string {
+		var lines []string
+		for _, l := range strings.Split(g.Git("for-each-ref", "--format=%(refname:short) %(objectname) %(*objectname)",
+			"refs/heads", "refs/tags"), "\n") {
+			f := strings.Fields(l)
+			target := f[1]
+			if len(f) == 3 {
+				target = f[2]
+			}
+			lines = append(lines, fmt.Sprintf("%s %s %s\n", f[0], f[1], target))
+		}
+		sort.Strings(lines)
+		return strings.Join(lines, "")
+	}
+	got := func() string {
+		rows, err := st.DB.Query(`SELECT name, object, target FROM refs ORDER BY name`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var b strings.Builder
+		for rows.Next() {
+			var name, object, target string
+			if err := rows.Scan(&name, &object, &target); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "%s %s %s\n", name, object, target)
+		}
+		return b.String()
+	}
+	if g, w := got(), want(); g != w {
+		t.Fatalf("after the first sync, refs:\n%s\nwant:\n%s", g, w)
+	}
+	g.Write("a.txt", "two\n")
+	second := g.Commit("second")
+	g.Git("tag", "-d", "gone")
+	g.Git("tag", "v2")
+	g.Git("tag", "-f", "-a", "moved", "-m", "again")
+	sync(t, g.Dir, st, Options{})
+	if g, w := got(), want(); g != w {
+		t.Fatalf("after the second sync, refs:\n%s\nwant:\n%s", g, w)
+	}
+	if !strings.Contains(got(), "v1 "+first) || !strings.Contains(got(), "v2 "+second) || strings.Contains(got(), "gone ") {
+		t.Errorf("refs do not name the commits: %s", got())
+	}
+}
