@@ -67,8 +67,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// DefaultCacheBytes is Options.CacheBytes's default.
-var DefaultCacheBytes int64 = 256 << 20
+// DefaultCacheBytes is Options.CacheBytes's default. At 256 MiB the caches
+// held about 170 MB of git/git's sync's live heap; at 160 MiB the sync
+// used the same CPU (the last 10k commits: 66.5 s against 68.2 s), and
+// the Go runtime's memory limit came down by as much as they gave up.
+var DefaultCacheBytes int64 = 160 << 20
 
 // Repo is an open repository. A Repo is not safe for concurrent use: open
 // one per goroutine (they share nothing but the files).

@@ -20,12 +20,15 @@ func main() {
 		// A soft limit keeps a long sync's peak memory near its live set;
 		// without it the heap grows to twice the live caches before a GC.
 		// The sync bounds what it holds live by bytes (object caches,
-		// sources in flight, graph transactions: about 300-450 MB on
-		// git/git), which leaves the collector room under 600 MiB; with
-		// tree-sitter's C memory and bolt's mapped pages beside it, the
-		// whole git/git sync peaks under 1 GiB resident. (At 896 MiB, with
-		// a live heap of 600-700 MB, the collector ran back to back.)
-		debug.SetMemoryLimit(600 << 20)
+		// sources in flight, graph transactions: about 380-420 MB on
+		// git/git), which leaves the collector room under 530 MiB; with
+		// tree-sitter's C memory (about 150-200 MB) and the graph file's
+		// mapped pages (up to 290 MB late in the sync) beside it, the
+		// whole git/git sync peaks under 1 GiB resident. The limit and
+		// extract.DefaultCacheBytes move together: lowering the limit
+		// alone makes the collector run more often. (At 896 MiB, with a
+		// live heap of 600-700 MB, it ran back to back.)
+		debug.SetMemoryLimit(530 << 20)
 	}
 	stopProfiles := startProfiles()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
