@@ -27,15 +27,7 @@ func (ix *Index) upgradeLocked(m *marker, f *os.File, end int64) (*os.File, int6
 	if err == nil {
 		err = tmp.Sync()
 	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
-	}
-	if err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+	if err := renameOver(tmp, path, err); err != nil {
 		return f, end, fmt.Errorf("upgrade vector log: %w", err)
 	}
 	f.Close()

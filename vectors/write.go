@@ -203,15 +203,7 @@ func (ix *Index) Compact(ctx context.Context) error {
 		return fmt.Errorf("compact vector log: %w", err)
 	}
 	size, err := writeCompact(mem, tmp)
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
-	}
-	if err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+	if err := renameOver(tmp, path, err); err != nil {
 		return fmt.Errorf("compact vector log: %w", err)
 	}
 	ix.log.Close()
@@ -317,4 +309,21 @@ func addLead(v, w []float32) {
 	if normalize(sum) == nil {
 		copy(v, sum)
 	}
+}
+
+// renameOver puts the written file tmp in path's place and syncs the
+// directory, unless err (the writing's) or the rename failed: then tmp is
+// closed and removed, and path is left as it was.
+func renameOver(tmp *os.File, path string, err error) error {
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}
+	return err
 }
