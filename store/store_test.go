@@ -388,8 +388,16 @@ func fullCommit(hash string) *model.Commit {
 
 func insertCommit(t *testing.T, st *Store, c *model.Commit, branch string) {
 	t.Helper()
+	if err := tryInsertCommit(st, c, branch); err != nil {
+		t.Fatalf("InsertCommit %s: %v", c.Hash, err)
+	}
+}
+
+// tryInsertCommit writes c in a transaction of its own and returns the
+// writer's error, for tests that feed it a bad commit.
+func tryInsertCommit(st *Store, c *model.Commit, branch string) error {
 	ctx := context.Background()
-	err := st.Tx(ctx, func(tx *sql.Tx) error {
+	return st.Tx(ctx, func(tx *sql.Tx) error {
 		w, err := NewWriter(ctx, tx)
 		if err != nil {
 			return err
@@ -397,9 +405,6 @@ func insertCommit(t *testing.T, st *Store, c *model.Commit, branch string) {
 		defer w.Close()
 		return w.InsertCommit(ctx, &model.Understood{Commit: c}, branch, time.Unix(1_700_000_000, 0))
 	})
-	if err != nil {
-		t.Fatalf("InsertCommit %s: %v", c.Hash, err)
-	}
 }
 
 func offset(tm time.Time) int {
