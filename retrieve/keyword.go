@@ -82,23 +82,45 @@ func sqlKeyword(ctx context.Context, st *store.Store, alts []string, q KeywordQu
 		expr = "{subject body} : (" + expr + ")"
 		rank = bm25With(messageWeights)
 	}
+	// One read transaction: the counts that decide the pruning and the
+	// ranking read the same snapshot, whatever a sync commits meanwhile.
+	tx, err := st.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer tx.Rollback()
+	var out []KeywordHit
+	pruned := false
+	if !q.MessagesOnly {
+		top, ok, err := prunedTop(ctx, tx, alts, 2*q.Limit)
+		if err != nil {
+			return nil, err
+		}
+		if pruned = ok; ok {
+			if out, err = keepLive(ctx, tx, top, q); err != nil {
+				return nil, err
+			}
+		}
+	}
 	// Rank inside the FTS table first and join only the best: joining
 	// every match to commits (for the rewritten flag) cost as much as BM25
 	// itself. Twice the limit leaves room for rewritten commits; when
 	// fewer than the limit survive, the join over every match decides.
-	out, err := keywordRows(ctx, st, `SELECT c.id, c.hash, m.r FROM (SELECT rowid, `+rank+` AS r FROM search
-		WHERE search MATCH ?1 ORDER BY r, rowid DESC LIMIT 2 * ?3) m JOIN commits c ON c.id = m.rowid
-		WHERE ?2 OR c.rewritten = 0 ORDER BY m.r, c.id DESC LIMIT ?3`, expr, q.IncludeRewritten, q.Limit)
+	if !pruned {
+		out, err = keywordRows(ctx, tx, `SELECT c.id, c.hash, m.r FROM (SELECT rowid, `+rank+` AS r FROM search
+			WHERE search MATCH ?1 ORDER BY r, rowid DESC LIMIT 2 * ?3) m JOIN commits c ON c.id = m.rowid
+			WHERE ?2 OR c.rewritten = 0 ORDER BY m.r, c.id DESC LIMIT ?3`, expr, q.IncludeRewritten, q.Limit)
+	}
 	if err == nil && len(out) < q.Limit {
-		out, err = keywordRows(ctx, st, `SELECT c.id, c.hash, `+rank+` AS r FROM search JOIN commits c ON c.id = search.rowid
+		out, err = keywordRows(ctx, tx, `SELECT c.id, c.hash, `+rank+` AS r FROM search JOIN commits c ON c.id = search.rowid
 			WHERE search MATCH ?1 AND (?2 OR c.rewritten = 0) ORDER BY r, c.id DESC LIMIT ?3`, expr, q.IncludeRewritten, q.Limit)
 	}
 	return out, err
 }
 
-func keywordRows(ctx context.Context, st *store.Store, query string, args ...any) ([]KeywordHit, error) {
+func keywordRows(ctx context.Context, q store.Querier, query string, args ...any) ([]KeywordHit, error) {
 	var out []KeywordHit
-	err := store.EachRow(ctx, st.DB, query, args, func(r *sql.Rows) error {
+	err := store.EachRow(ctx, q, query, args, func(r *sql.Rows) error {
 		var h KeywordHit
 		err := r.Scan(&h.ID, &h.Commit, &h.BM25)
 		out = append(out, h)

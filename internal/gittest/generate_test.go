@@ -21,3 +21,17 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("heads differ for one seed: %s %s", a, b)
 	}
 }
+
+func TestFromMessages(t *testing.T) {
+	r := FromMessages(t, []string{"First change", "Second change\n\nWith a body."})
+	if got := r.Git("log", "--format=%s|%b", "main"); got != "Second change|With a body.\nFirst change|" {
+		t.Errorf("log:\n%s", got)
+	}
+	if got := r.Git("show", "--format=", "--name-only", "HEAD"); got != "notes/n0001.txt" {
+		t.Errorf("second commit's files: %q", got)
+	}
+	r.Write("next.txt", "x\n")
+	if r.Commit("Third"); r.Git("rev-list", "--count", "main") != "3" {
+		t.Error("Commit does not continue the history")
+	}
+}
