@@ -58,7 +58,7 @@ func (s *Searcher) vector(ctx context.Context, q string, cs *candSet, a *Answer)
 			}
 		}
 	})
-	return nil
+	return s.details(ctx, cs)
 }
 
 // basic is the mode without indexes: the terms' overlap with subjects.
@@ -99,47 +99,60 @@ func (s *Searcher) basic(ctx context.Context, terms []string, cs *candSet) error
 }
 
 // details loads what scoring needs of each candidate not loaded yet, and
-// drops rewritten ones unless asked for (and hashes the store lacks).
+// drops rewritten ones unless asked for (and hashes the store lacks). The
+// vector search calls it for its hits while the keyword search runs, so
+// that only the keyword hits are left to load after both.
 func (s *Searcher) details(ctx context.Context, cs *candSet) error {
 	var hashes []any
-	for h, c := range cs.m {
-		if c.id == 0 { // not loaded yet (commit ids start at 1)
-			hashes = append(hashes, h)
+	cs.with(func() {
+		for h, c := range cs.m {
+			if c.id == 0 { // not loaded yet (commit ids start at 1)
+				hashes = append(hashes, h)
+			}
 		}
-	}
+	})
 	if len(hashes) == 0 {
 		return nil
 	}
+	found, err := s.loadDetails(ctx, hashes)
+	if err != nil {
+		return err
+	}
+	cs.with(func() {
+		for _, h := range hashes {
+			c, x := cs.m[h.(string)], found[h.(string)]
+			if x == nil || (x.rewritten && !s.opts.IncludeRewritten) {
+				delete(cs.m, c.hash)
+				continue
+			}
+			c.id, c.time, c.class, c.author, c.insertions, c.deletions, c.rewritten, c.notes, c.subject =
+				x.id, x.time, x.class, x.author, x.insertions, x.deletions, x.rewritten, x.notes, x.subject
+			c.security, c.merge = x.security, x.merge
+		}
+	})
+	return nil
+}
+
+// loadDetails reads the commits of hashes, by hash.
+func (s *Searcher) loadDetails(ctx context.Context, hashes []any) (map[string]*cand, error) {
 	q := `SELECT id, hash, committer_time, classification, labels, author_name, insertions, deletions, rewritten, subject, is_merge,
 		(SELECT COUNT(*) FROM design_notes n WHERE n.commit_id = commits.id)
 		FROM commits WHERE hash IN (` + store.Marks(len(hashes)) + `)`
 	rows, err := s.st.DB.QueryContext(ctx, q, hashes...)
 	if err != nil {
-		return fmt.Errorf("candidates: %w", err)
+		return nil, fmt.Errorf("candidates: %w", err)
 	}
 	defer rows.Close()
-	found := map[string]bool{}
+	found := make(map[string]*cand, len(hashes))
 	for rows.Next() {
-		var hash, labels string
-		var c cand
-		if err := rows.Scan(&c.id, &hash, &c.time, &c.class, &labels, &c.author, &c.insertions, &c.deletions,
+		var labels string
+		c := &cand{}
+		if err := rows.Scan(&c.id, &c.hash, &c.time, &c.class, &labels, &c.author, &c.insertions, &c.deletions,
 			&c.rewritten, &c.subject, &c.merge, &c.notes); err != nil {
-			return err
+			return nil, err
 		}
-		found[hash] = true
-		x := cs.m[hash]
-		x.id, x.time, x.class, x.author, x.insertions, x.deletions, x.rewritten, x.notes, x.subject =
-			c.id, c.time, c.class, c.author, c.insertions, c.deletions, c.rewritten, c.notes, c.subject
-		x.security = strings.Contains(labels, `"security"`)
-		x.merge = c.merge
+		c.security = strings.Contains(labels, `"security"`)
+		found[c.hash] = c
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, h := range hashes {
-		if c := cs.m[h.(string)]; !found[c.hash] || (c.rewritten && !s.opts.IncludeRewritten) {
-			delete(cs.m, c.hash)
-		}
-	}
-	return nil
+	return found, rows.Err()
 }

@@ -229,3 +229,28 @@ func TestSearchStagePanicIsAnError(t *testing.T) {
 		t.Fatalf("err = %v: not the stage's panic", err)
 	}
 }
+
+// The vector search loads its hits' details while the keyword search
+// runs: a rewritten commit it finds is still left out, and the others
+// keep what scoring reads of them (the recency of their date).
+func TestSearchVectorHitsDetails(t *testing.T) {
+	g, c := searchRepo(t)
+	s := newSearcher(t, g, true)
+	if _, err := s.st.DB.Exec(`UPDATE commits SET rewritten = 1 WHERE hash = ?`, c["retry"]); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []Mode{ModeVector, ModeHybrid} {
+		a, err := s.Search(context.Background(), Request{Query: "retry chunk uploads through flaky proxies", Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Items) == 0 || slices.ContainsFunc(a.Items, func(it Item) bool { return it.Commit == c["retry"] }) {
+			t.Fatalf("%s: items %+v: want answers without the rewritten commit", mode, a.Items)
+		}
+		for _, it := range a.Items {
+			if it.Components["recency"] <= 0 {
+				t.Errorf("%s: %s scored without its date: %v", mode, it.Commit, it.Components)
+			}
+		}
+	}
+}
