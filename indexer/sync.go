@@ -142,6 +142,11 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	if _, err := s.st.FingerprintBackfill(ctx); err != nil {
 		return nil, fmt.Errorf("lookup fingerprints: %w", err)
 	}
+	if len(res.Branches) > 0 {
+		if err := s.indexDocs(ctx, repo, res.Branches[0].Head); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.advance(ctx, res, untracked); err != nil {
 		return nil, err
 	}

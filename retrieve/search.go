@@ -160,6 +160,7 @@ type cand struct {
 	id         int64
 	hash       string
 	bm25, vec  float64 // normalised to [0, 1] within their lists
+	doc        float64 // BM25 of the question's documentation words (docwords.go), as bm25
 	bm25Rank   int     // 1-based rank in the BM25 list, 0 when absent
 	vecRank    int     // 1-based rank in the vector list, 0 when absent
 	relation   float64 // 1 direct to a named entity or file, 0.5 two hops away
@@ -214,6 +215,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 	g.Go(stage("direct matches", func() error { return s.direct(gctx, raw, rf, cands, a) }))
 	if mode == ModeHybrid || mode == ModeKeyword {
 		g.Go(stage("keyword search", func() error { return s.keyword(gctx, searchTerms(raw, terms), rf, cands) }))
+		g.Go(stage("documentation words", func() error { return s.docSearch(gctx, raw, terms, cands) }))
 	}
 	if mode == ModeHybrid || mode == ModeVector {
 		g.Go(stage("vector search", func() error { return s.vector(gctx, raw, cands, a) }))
@@ -224,6 +226,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	cands.withDocs()
 	if len(terms) == 0 && len(rf.shas)+len(rf.paths)+len(rf.idents) == 0 {
 		a.NoMatch = true
 		a.Warnings = append(a.Warnings, "the question has no content words: say what to look for (a file, a function, an error, a feature)")
@@ -330,6 +333,8 @@ func (s *Searcher) vectorsUsable() (bool, string) {
 type candSet struct {
 	mu sync.Mutex
 	m  map[string]*cand
+	// docs are the hits of the question's documentation words.
+	docs []KeywordHit
 }
 
 func (cs *candSet) get(hash string) *cand {

@@ -116,9 +116,9 @@ func (s *Searcher) rank(cs *candSet, intent, raw string, asks asks, entities []s
 	return out
 }
 
-// relevance is a candidate's text relevance in [0, 1]: BM25 and vector
-// similarity, each relative to the best hit of its list, mixed by the
-// Vector weight.
+// relevance is a candidate's text relevance: BM25 and vector similarity,
+// each relative to the best hit of its list, mixed by the Vector weight,
+// plus docShare of its documentation words' BM25 (docwords.go).
 func (s *Searcher) relevance(c *cand, mode Mode) float64 {
 	if c.bm25Rank == 0 && c.vecRank == 0 {
 		return c.bm25 // basic mode: the share of the terms in the subject
@@ -130,7 +130,7 @@ func (s *Searcher) relevance(c *cand, mode Mode) float64 {
 	case ModeKeyword, ModeBasic:
 		wv = 0
 	}
-	return (1-wv)*c.bm25 + wv*c.vec
+	return (1-wv)*c.bm25 + wv*c.vec + docShare*c.doc
 }
 
 // removalSources is how many of the best text matches a removal question

@@ -465,4 +465,25 @@ INSERT INTO compaction VALUES (1, 0);
 	// as varints (spans, store/spans.go), not one row per hunk: 10.2 MB of
 	// git/git's rows became about 5.
 	spansMigration(),
+	// 17: the documentation at the tracked branch's head, a paragraph a
+	// row (store/docs.go), and in how many paragraphs each word occurs:
+	// a question's best paragraphs lend their distinctive words to the
+	// keyword search (retrieve/docwords.go). doc_files keeps each file's
+	// blob and its rows, so that a sync rereads only the files that changed.
+	`
+CREATE VIRTUAL TABLE docs USING fts5(text, tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'");
+CREATE TABLE doc_files (
+	path  TEXT PRIMARY KEY,
+	blob  BLOB NOT NULL,
+	first INTEGER NOT NULL,
+	n     INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE doc_terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE docs_state (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	head       TEXT NOT NULL,
+	paragraphs INTEGER NOT NULL
+);
+INSERT INTO docs_state VALUES (1, '', 0);
+`,
 }

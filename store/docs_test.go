@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+func docTerm(t *testing.T, st *Store, w string) int {
+	t.Helper()
+	var n int
+	err := st.DB.QueryRow(`SELECT coalesce((SELECT df FROM doc_terms WHERE term = ?), 0)`, w).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestReplaceDocs(t *testing.T) {
+	st, _ := openTest(t)
+	ctx := context.Background()
+	readme := DocFile{Path: "README.md", Blob: []byte{1}, Paragraphs: []string{
+		"Set core.preloadIndex to check files in parallel threads.", "Threads speed up status on NFS."}}
+	manual := DocFile{Path: "docs/gc.md", Blob: []byte{2}, Paragraphs: []string{"Housekeeping runs gc --auto in the background."}}
+	if err := st.ReplaceDocs(ctx, "h1", nil, []DocFile{readme, manual}); err != nil {
+		t.Fatal(err)
+	}
+	state, err := st.LoadDocsState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.Head != "h1" || state.Paragraphs != 3 || len(state.Blobs) != 2 || state.Blobs["docs/gc.md"][0] != 2 {
+		t.Fatalf("state %+v", state)
+	}
+	if docTerm(t, st, "threads") != 2 || docTerm(t, st, "core.preloadindex") != 1 || docTerm(t, st, "gc") != 0 {
+		t.Errorf("df threads %d, core.preloadindex %d, gc (two letters) %d", docTerm(t, st, "threads"),
+			docTerm(t, st, "core.preloadindex"), docTerm(t, st, "gc"))
+	}
+	// A changed README replaces its paragraphs; a removed manual leaves.
+	readme.Blob, readme.Paragraphs = []byte{3}, []string{"Threads are no longer used; preloading was removed."}
+	if err := st.ReplaceDocs(ctx, "h2", []string{"docs/gc.md"}, []DocFile{readme}); err != nil {
+		t.Fatal(err)
+	}
+	if state, err = st.LoadDocsState(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if state.Head != "h2" || state.Paragraphs != 1 || len(state.Blobs) != 1 || state.Blobs["README.md"][0] != 3 {
+		t.Fatalf("state after the change %+v", state)
+	}
+	if docTerm(t, st, "threads") != 1 || docTerm(t, st, "core.preloadindex") != 0 || docTerm(t, st, "housekeeping") != 0 {
+		t.Errorf("df after the change: threads %d, core.preloadindex %d, housekeeping %d", docTerm(t, st, "threads"),
+			docTerm(t, st, "core.preloadindex"), docTerm(t, st, "housekeeping"))
+	}
+	texts, err := Strings(ctx, st.DB, `SELECT text FROM docs WHERE docs MATCH 'preloading'`)
+	if err != nil || !slices.Equal(texts, []string{"Threads are no longer used; preloading was removed."}) {
+		t.Errorf("search after the change: %q, %v", texts, err)
+	}
+	if n, _ := Strings(ctx, st.DB, `SELECT text FROM docs WHERE docs MATCH 'housekeeping'`); len(n) != 0 {
+		t.Errorf("the removed manual is still searched: %q", n)
+	}
+}
+
+func TestDocWords(t *testing.T) {
+	got := DocWords("Set `core.preloadIndex` (see --no-verify, v2.1) to an NFS share; NFS is slow.")
+	want := []string{"core.preloadindex", "nfs", "no-verify", "see", "set", "share", "slow", "v2.1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("DocWords = %q, want %q", got, want)
+	}
+}
