@@ -65,7 +65,7 @@ func (s *Searcher) docWords(ctx context.Context, raw string, terms []string) ([]
 	tf := map[string][]int{} // each candidate word's count in each paragraph
 	for i, p := range paras {
 		for _, w := range store.DocTokens(p) {
-			if asked[w] || stopWords[w] || docStop[w] || isNumber(w) {
+			if asked[w] || stopWords[w] || docStop[w] || isNumber(w) || isHash(w) {
 				continue
 			}
 			if tf[w] == nil {
@@ -131,6 +131,12 @@ func isNumber(w string) bool {
 	return strings.Trim(w, "0123456789.-") == ""
 }
 
+// isHash reports whether w looks like an abbreviated object name (release
+// notes cite the merges that brought a change: "merge 702110aac6").
+func isHash(w string) bool {
+	return len(w) >= 7 && strings.Trim(w, "0123456789abcdef") == "" && strings.ContainsAny(w, "0123456789")
+}
+
 // docSearch scores the candidates by the question's documentation words.
 // It only re-weighs commits the question's own words or its vector found:
 // a paragraph's words alone drift to whatever else the paragraph is about.
@@ -139,7 +145,7 @@ func (s *Searcher) docSearch(ctx context.Context, raw string, terms []string, cs
 	if err != nil || len(words) == 0 {
 		return err
 	}
-	hits, err := Keyword(ctx, s.st, KeywordQuery{Terms: words, Limit: perKeyword,
+	hits, err := Keyword(ctx, s.st, KeywordQuery{Terms: words, Limit: perKeyword, Whole: true,
 		IncludeRewritten: s.opts.IncludeRewritten, Cache: s.opts.Terms})
 	if err != nil {
 		return err

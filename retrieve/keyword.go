@@ -27,7 +27,11 @@ type KeywordQuery struct {
 	Limit int
 	// MessagesOnly searches subject and body alone, without identifier
 	// parts: plain BM25 over commit messages, the evaluation's baseline.
-	MessagesOnly     bool
+	MessagesOnly bool
+	// Whole matches each term as it is, without the parts of a compound
+	// (a word lent by documentation: "git-p4.detectrenames" would bring
+	// "4" and "p", found in thousands of commits).
+	Whole            bool
 	IncludeRewritten bool
 	// Cache, when set, keeps each term's BM25 parts between queries.
 	Cache *TermCache
@@ -35,7 +39,7 @@ type KeywordQuery struct {
 
 // Keyword returns the commits that best match the terms by BM25, best first.
 func Keyword(ctx context.Context, st *store.Store, q KeywordQuery) ([]KeywordHit, error) {
-	alts := matchAlts(q.Terms, !q.MessagesOnly)
+	alts := matchAlts(q.Terms, !q.MessagesOnly && !q.Whole)
 	if len(alts) == 0 {
 		return nil, nil
 	}
