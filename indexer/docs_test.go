@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -12,10 +13,20 @@ import (
 
 func docTexts(t *testing.T, st *store.Store) string {
 	t.Helper()
-	texts, err := store.Strings(context.Background(), st.DB, `SELECT text FROM docs ORDER BY text`)
+	ctx := context.Background()
+	ids, err := store.Ints(ctx, st.DB, `SELECT rowid FROM docs`)
 	if err != nil {
 		t.Fatal(err)
 	}
+	paras, err := st.DocParagraphs(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, p := range paras {
+		texts = append(texts, p.Text)
+	}
+	slices.Sort(texts)
 	return strings.Join(texts, "|")
 }
 

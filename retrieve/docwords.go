@@ -47,15 +47,13 @@ func (s *Searcher) docWords(ctx context.Context, raw string, terms []string) ([]
 	if err := s.st.DB.QueryRowContext(ctx, `SELECT paragraphs FROM docs_state`).Scan(&total); err != nil || total == 0 {
 		return nil, err
 	}
-	var paras []string
-	err := store.EachRow(ctx, s.st.DB, `SELECT text FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?`,
-		[]any{strings.Join(alts, " OR "), docParagraphs}, func(r *sql.Rows) error {
-			var t string
-			err := r.Scan(&t)
-			paras = append(paras, t)
-			return err
-		})
-	if err != nil || len(paras) == 0 {
+	ids, err := store.Ints(ctx, s.st.DB, `SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?`,
+		strings.Join(alts, " OR "), docParagraphs)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	paras, err := s.st.DocParagraphs(ctx, ids)
+	if err != nil {
 		return nil, err
 	}
 	asked := map[string]bool{}
@@ -64,7 +62,7 @@ func (s *Searcher) docWords(ctx context.Context, raw string, terms []string) ([]
 	}
 	tf := map[string][]int{} // each candidate word's count in each paragraph
 	for i, p := range paras {
-		for _, w := range store.DocTokens(p) {
+		for _, w := range store.DocTokens(p.Text) {
 			if asked[w] || stopWords[w] || docStop[w] || isNumber(w) || isHash(w) {
 				continue
 			}

@@ -156,6 +156,18 @@ func Strings(ctx context.Context, q Querier, query string, args ...any) ([]strin
 	return out, err
 }
 
+// Ints returns the values of a query's single integer column.
+func Ints(ctx context.Context, q Querier, query string, args ...any) ([]int64, error) {
+	var out []int64
+	err := EachRow(ctx, q, query, args, func(r *sql.Rows) error {
+		var n int64
+		err := r.Scan(&n)
+		out = append(out, n)
+		return err
+	})
+	return out, err
+}
+
 // GetBlobs returns the blobs stored under keys, by key, in one query per
 // kind of key; a key not stored is absent from the map.
 func GetBlobs(ctx context.Context, q Querier, keys []string) (map[string][]byte, error) {

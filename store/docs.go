@@ -61,7 +61,7 @@ func (s *Store) ReplaceDocs(ctx context.Context, head string, gone []string, fil
 			delta -= n
 		}
 		var next int64
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) + 1 FROM docs`).Scan(&next); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(first + n), 1) FROM doc_files`).Scan(&next); err != nil {
 			return err
 		}
 		for _, f := range files {
@@ -91,23 +91,24 @@ func docPaths(files []DocFile) []string {
 // df, and returns how many there were.
 func dropDocFile(ctx context.Context, tx *sql.Tx, path string, df map[string]int) (int, error) {
 	var first, n int64
-	err := tx.QueryRowContext(ctx, `SELECT first, n FROM doc_files WHERE path = ?`, path).Scan(&first, &n)
+	var text []byte
+	var codec, size int
+	err := tx.QueryRowContext(ctx, `SELECT first, n, codec, size, text FROM doc_files WHERE path = ?`, path).
+		Scan(&first, &n, &codec, &size, &text)
 	if err == sql.ErrNoRows {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	err = EachRow(ctx, tx, `SELECT text FROM docs WHERE rowid BETWEEN ? AND ?`, []any{first, first + n - 1}, func(r *sql.Rows) error {
-		var t string
-		err := r.Scan(&t)
-		for _, w := range DocWords(t) {
-			df[w]--
-		}
-		return err
-	})
+	paras, err := decodeParagraphs(path, codec, size, text)
 	if err != nil {
 		return 0, err
+	}
+	for _, p := range paras {
+		for _, w := range DocWords(p) {
+			df[w]--
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid BETWEEN ? AND ?`, first, first+n-1); err != nil {
 		return 0, err
@@ -125,9 +126,51 @@ func addDocFile(ctx context.Context, tx *sql.Tx, f DocFile, first int64, df map[
 			df[w]++
 		}
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO doc_files(path, blob, first, n) VALUES (?, ?, ?, ?)`,
-		f.Path, f.Blob, first, len(f.Paragraphs))
+	b := encodeBlob([]byte(strings.Join(f.Paragraphs, "\x00")))
+	_, err := tx.ExecContext(ctx, `INSERT INTO doc_files(path, blob, first, n, codec, size, text) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		f.Path, f.Blob, first, len(f.Paragraphs), b.codec, b.size, b.data)
 	return err
+}
+
+func decodeParagraphs(path string, codec, size int, text []byte) ([]string, error) {
+	b, err := decodeBlob("documentation "+path, codec, size, text)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 {
+		return nil, nil
+	}
+	return strings.Split(string(b), "\x00"), nil
+}
+
+// DocParagraph is a paragraph of the documentation index.
+type DocParagraph struct {
+	Path, Text string
+}
+
+// DocParagraphs returns the paragraphs of the documentation index's rows,
+// in the order of ids.
+func (s *Store) DocParagraphs(ctx context.Context, ids []int64) ([]DocParagraph, error) {
+	out := make([]DocParagraph, 0, len(ids))
+	for _, id := range ids {
+		var path string
+		var first int64
+		var codec, size int
+		var text []byte
+		err := s.DB.QueryRowContext(ctx, `SELECT path, first, codec, size, text FROM doc_files
+			WHERE first <= ?1 AND first + n > ?1 ORDER BY first DESC LIMIT 1`, id).Scan(&path, &first, &codec, &size, &text)
+		if err != nil {
+			return nil, fmt.Errorf("documentation paragraph %d: %w", id, err)
+		}
+		paras, err := decodeParagraphs(path, codec, size, text)
+		if err != nil {
+			return nil, err
+		}
+		if i := int(id - first); i < len(paras) {
+			out = append(out, DocParagraph{Path: path, Text: paras[i]})
+		}
+	}
+	return out, nil
 }
 
 // applyDocTerms adds the changes of the words' paragraph counts.

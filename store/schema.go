@@ -468,16 +468,23 @@ INSERT INTO compaction VALUES (1, 0);
 	// 17: the documentation at the tracked branch's head, a paragraph a
 	// row (store/docs.go), and in how many paragraphs each word occurs:
 	// a question's best paragraphs lend their distinctive words to the
-	// keyword search (retrieve/docwords.go). doc_files keeps each file's
-	// blob and its rows, so that a sync rereads only the files that changed.
+	// keyword search (retrieve/docwords.go). The index is contentless; each
+	// file's paragraphs are kept once, compressed, beside its blob id, so
+	// that a sync rereads only the files that changed (git/git's 28,000
+	// paragraphs: 4 MB instead of 9.5).
 	`
-CREATE VIRTUAL TABLE docs USING fts5(text, tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'");
+CREATE VIRTUAL TABLE docs USING fts5(text, content = '', contentless_delete = 1,
+	tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'");
 CREATE TABLE doc_files (
 	path  TEXT PRIMARY KEY,
 	blob  BLOB NOT NULL,
 	first INTEGER NOT NULL,
-	n     INTEGER NOT NULL
+	n     INTEGER NOT NULL,
+	codec INTEGER NOT NULL,
+	size  INTEGER NOT NULL,
+	text  BLOB NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX doc_files_first ON doc_files(first);
 CREATE TABLE doc_terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE docs_state (
 	id         INTEGER PRIMARY KEY CHECK (id = 1),
