@@ -215,7 +215,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 	g.Go(stage("direct matches", func() error { return s.direct(gctx, raw, rf, cands, a) }))
 	if mode == ModeHybrid || mode == ModeKeyword {
 		g.Go(stage("keyword search", func() error { return s.keyword(gctx, searchTerms(raw, terms), rf, cands) }))
-		g.Go(stage("documentation words", func() error { return s.docSearch(gctx, raw, terms, cands) }))
+		g.Go(stage("documentation search", func() error { return s.docSearch(gctx, raw, terms, cands) }))
 	}
 	if mode == ModeHybrid || mode == ModeVector {
 		g.Go(stage("vector search", func() error { return s.vector(gctx, raw, cands, a) }))
