@@ -146,23 +146,20 @@ func EachRow(ctx context.Context, q Querier, query string, args []any, scan func
 
 // Strings returns the values of a query's single text column.
 func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
-	var out []string
-	err := EachRow(ctx, q, query, args, func(r *sql.Rows) error {
-		var s string
-		err := r.Scan(&s)
-		out = append(out, s)
-		return err
-	})
-	return out, err
+	return column[string](ctx, q, query, args)
 }
 
 // Ints returns the values of a query's single integer column.
 func Ints(ctx context.Context, q Querier, query string, args ...any) ([]int64, error) {
-	var out []int64
+	return column[int64](ctx, q, query, args)
+}
+
+func column[T any](ctx context.Context, q Querier, query string, args []any) ([]T, error) {
+	var out []T
 	err := EachRow(ctx, q, query, args, func(r *sql.Rows) error {
-		var n int64
-		err := r.Scan(&n)
-		out = append(out, n)
+		var v T
+		err := r.Scan(&v)
+		out = append(out, v)
 		return err
 	})
 	return out, err

@@ -3,6 +3,7 @@ package gittest
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os/exec"
 	"sort"
@@ -51,14 +52,21 @@ func GenerateWith(t testing.TB, n int, seed uint64, opts GenerateOptions) *Repo 
 		}
 		g.step()
 	}
+	r.fastImport(t, &stream)
+	return r
+}
+
+// fastImport feeds a fast-import stream to the repository and checks out
+// its main branch.
+func (r *Repo) fastImport(t testing.TB, stream io.Reader) {
+	t.Helper()
 	cmd := exec.Command("git", "fast-import", "--quiet")
 	cmd.Dir = r.Dir
-	cmd.Stdin = &stream
+	cmd.Stdin = stream
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("fast-import: %v\n%s", err, out)
 	}
 	r.Git("checkout", "-q", "-f", "main")
-	return r
 }
 
 type generator struct {

@@ -3,7 +3,6 @@ package gittest
 import (
 	"bytes"
 	"fmt"
-	"os/exec"
 	"testing"
 	"time"
 )
@@ -28,13 +27,7 @@ func FromMessages(t testing.TB, msgs []string) *Repo {
 		body := fmt.Sprintf("note %d\n", i)
 		fmt.Fprintf(&stream, "M 100644 inline notes/n%04d.txt\ndata %d\n%s\n", i, len(body), body)
 	}
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir = r.Dir
-	cmd.Stdin = &stream
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("fast-import: %v\n%s", err, out)
-	}
-	r.Git("checkout", "-q", "-f", "main")
+	r.fastImport(t, &stream)
 	r.tick = len(msgs)
 	return r
 }
