@@ -232,16 +232,17 @@ func (r *relater) required(key string, depth int) ([]entity.MethodShape, bool) {
 		return nil, false
 	}
 	var out []entity.MethodShape
-	for _, k := range r.edges(EntityNode(key)) {
+	for _, e := range r.edges(EntityNode(key)) {
+		kind, to := r.kinds[e.kind], r.nodeIDs[e.to]
 		switch {
-		case k.kind == model.Requires && strings.HasPrefix(k.to, "embeds:"):
+		case kind == model.Requires && strings.HasPrefix(to, "embeds:"):
 			return nil, false
-		case k.kind == model.Requires:
-			if m, ok := parseShape(strings.TrimPrefix(k.to, "method:")); ok {
+		case kind == model.Requires:
+			if m, ok := parseShape(strings.TrimPrefix(to, "method:")); ok {
 				out = append(out, m)
 			}
-		case k.kind == model.Extends:
-			sub, ok := r.required(strings.TrimPrefix(k.to, entityNode), depth+1)
+		case kind == model.Extends:
+			sub, ok := r.required(strings.TrimPrefix(to, entityNode), depth+1)
 			if !ok {
 				return nil, false
 			}

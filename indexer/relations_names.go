@@ -313,11 +313,11 @@ func (r *relater) classOf(caller *sym, fx *fileCtx) *sym {
 func (r *relater) bases(cls *sym) []*sym {
 	var out []*sym
 	for _, k := range r.edges(EntityNode(cls.key)) {
-		if k.kind != model.Extends && k.kind != model.Implements {
+		if kind := r.kinds[k.kind]; kind != model.Extends && kind != model.Implements {
 			continue
 		}
 		// live reads the base from the store if this sync has not met it.
-		if key := strings.TrimPrefix(k.to, entityNode); r.live(key) {
+		if key := strings.TrimPrefix(r.nodeIDs[k.to], entityNode); r.live(key) {
 			out = append(out, r.syms[key])
 		}
 	}

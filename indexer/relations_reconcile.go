@@ -79,7 +79,7 @@ func (s *Syncer) reconcile(ctx context.Context, root string, branches []BranchRe
 			c.Changes = append(c.Changes, model.FileChange{Path: p, Status: model.Deleted})
 		}
 	}
-	r.before = map[relKind]before{}
+	r.before = map[relCode]before{}
 	if len(c.Changes) > 0 {
 		r.updatePaths(c)
 		gone := r.vanished(c)

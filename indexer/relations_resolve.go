@@ -1,7 +1,6 @@
 package indexer
 
 import (
-	"cmp"
 	"context"
 	"path"
 	"slices"
@@ -51,14 +50,17 @@ type relater struct {
 	goPkgs       map[string]string      // Go package name by directory
 	goPkgsLoaded bool
 
-	out    map[string]relSet     // current relationships by source node
-	nodes  map[string]string     // one copy of each node id that out and in hold (intern)
-	loaded map[string]bool       // sources read from the store
-	in     map[string]*sourceSet // the sources in out of each target node
+	// The relationships, their ends numbered (relations_nodes.go).
+	nodeIdx map[string]nodeCode // the code of each node id that out and in name
+	nodeIDs []string            // the node id of each code
+	kinds   []string            // the kind of each kindCode
+	out     []relSet            // current relationships by source node; nil: none known
+	in      []sourceSet         // the sources in out of each target node
+	loaded  map[string]bool     // sources read from the store
 
 	// What the commit being resolved changed: the relationships it
 	// touched, with their state before it.
-	before map[relKind]before
+	before map[relCode]before
 
 	gt *goTypes // Go method sets, on first use
 }
@@ -79,11 +81,14 @@ type sym struct {
 // seenVersion is a file version whose facts the relater read.
 type seenVersion struct{ blob, lang string }
 
-// relKey is a relationship from a known source.
+// relKey is a relationship from a known source, by name.
 type relKey struct{ kind, to string }
 
-// relKind is a relationship.
-type relKind struct{ from, kind, to string }
+// relCode is a relationship, by codes.
+type relCode struct {
+	from nodeCode
+	edgeKey
+}
 
 type before struct {
 	had  bool
@@ -94,8 +99,8 @@ func newRelater(ctx context.Context, st *store.Store, root string) *relater {
 	r := &relater{ctx: ctx, st: st, syms: map[string]*sym{}, byName: map[string][]*sym{}, named: map[string]bool{},
 		byPath: map[string][]*sym{}, pathed: map[string]bool{}, stored: map[string]bool{},
 		files: map[string]int8{}, byBase: map[string][]string{}, byLowerBase: map[string][]string{}, goPkgs: map[string]string{},
-		seen: map[string]seenVersion{},
-		out:  map[string]relSet{}, nodes: map[string]string{}, loaded: map[string]bool{}, in: map[string]*sourceSet{}}
+		seen:    map[string]seenVersion{},
+		nodeIdx: map[string]nodeCode{}, kinds: slices.Clone(relKindCodes), loaded: map[string]bool{}}
 	var n int
 	if err := st.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commits)`).Scan(&n); err != nil {
 		r.err = err
@@ -113,7 +118,7 @@ func (r *relater) commit(u *model.Understood, facts []*fileFacts) {
 	if r == nil || r.err != nil {
 		return
 	}
-	r.before = map[relKind]before{}
+	r.before = map[relCode]before{}
 	r.updatePaths(u.Commit)
 	if u.IsMerge {
 		r.merged = true
@@ -361,149 +366,6 @@ func (r *relater) entitiesNamed(name string) []*sym {
 	return r.byName[name]
 }
 
-// edges returns a source node's current relationships, read from the
-// store at first use.
-func (r *relater) edges(from string) relSet {
-	m := r.out[from]
-	if m != nil || r.loaded[from] || r.fresh || r.err != nil {
-		return m
-	}
-	r.loaded[from] = true
-	rels, err := r.st.RelationsFrom(r.ctx, from)
-	if err != nil {
-		r.err = err
-		return nil
-	}
-	if len(rels) > 0 {
-		from = r.intern(from)
-		m = make(relSet, 0, len(rels))
-		for _, rel := range rels {
-			to := r.intern(rel.To)
-			m = m.put(relKey{rel.Kind, to}, rel.Confidence)
-			r.link(from, to, true)
-		}
-		r.out[from] = m
-	}
-	return m
-}
-
-// link notes (or forgets) that from has a relationship to to.
-func (r *relater) link(from, to string, on bool) {
-	srcs := r.in[to]
-	if on {
-		if srcs == nil {
-			srcs = &sourceSet{}
-			r.in[to] = srcs
-		}
-		srcs.add(from)
-		return
-	}
-	if srcs == nil {
-		return
-	}
-	srcs.remove(from)
-	if srcs.len() == 0 {
-		delete(r.in, to)
-	}
-}
-
-// touch records a relationship's state before the commit changes it.
-func (r *relater) touch(from string, k relKey, m relSet) {
-	rk := relKind{from, k.kind, k.to}
-	if _, ok := r.before[rk]; ok {
-		return
-	}
-	c, had := m.get(k)
-	r.before[rk] = before{had, c}
-}
-
-// intern returns the relater's copy of a node id. Each resolution makes
-// its ids anew (EntityNode), and the relationships kept for the whole
-// sync held a copy of the target's id per relationship and of the
-// source's per target: live state that the collector scans again and
-// again near the sync's memory limit.
-func (r *relater) intern(id string) string {
-	if s, ok := r.nodes[id]; ok {
-		return s
-	}
-	r.nodes[id] = id
-	return id
-}
-
-// set makes a source's relationships of the given kinds those of want.
-func (r *relater) set(from string, kinds []string, want map[relKey]float64) {
-	from = r.intern(from)
-	m := r.edges(from)
-	for i := 0; i < len(m); {
-		k := m[i].relKey
-		if _, keep := want[k]; keep || !slices.Contains(kinds, k.kind) {
-			i++
-			continue
-		}
-		r.touch(from, k, m)
-		m = m.del(k)
-		if !m.hasTo(k.to) {
-			r.link(from, k.to, false)
-		}
-	}
-	for k, c := range want {
-		if old, ok := m.get(k); ok && old == c {
-			continue
-		}
-		k.to = r.intern(k.to)
-		r.touch(from, k, m)
-		m = m.put(k, c)
-		r.link(from, k.to, true)
-	}
-	if m != nil {
-		r.out[from] = m
-	}
-}
-
-// add adds (or, with remove, removes) one relationship.
-func (r *relater) add(from string, k relKey, conf float64, remove bool) {
-	m := r.edges(from)
-	if c, ok := m.get(k); remove && !ok || !remove && ok && c == conf {
-		return
-	}
-	from, k.to = r.intern(from), r.intern(k.to)
-	r.touch(from, k, m)
-	if remove {
-		m = m.del(k)
-		if !m.hasTo(k.to) {
-			r.link(from, k.to, false)
-		}
-	} else {
-		m = m.put(k, conf)
-		r.link(from, k.to, true)
-	}
-	r.out[from] = m
-}
-
-// drop removes all of a source's relationships.
-func (r *relater) drop(from string) {
-	m := r.edges(from)
-	for _, e := range m {
-		r.touch(from, e.relKey, m)
-		r.link(from, e.to, false)
-	}
-	delete(r.out, from)
-	if !r.fresh {
-		r.loaded[from] = true // nothing is read for a fresh store: a key per deleted node would stay for nothing
-	}
-}
-
-// dropTo removes all relationships to a node.
-func (r *relater) dropTo(to string) {
-	for _, src := range r.incoming(to) {
-		for _, e := range slices.Clone(r.edges(src)) { // add changes the set
-			if e.to == to {
-				r.add(src, e.relKey, e.conf, true)
-			}
-		}
-	}
-}
-
 // retarget moves the relationships to an entity that a commit deleted:
 // to the entity that replaces it under the same name (a move, which
 // leaves the callers as they were), else nowhere.
@@ -523,17 +385,18 @@ func (r *relater) retarget(changes []model.EntityChange) {
 			if key, ok := strings.CutPrefix(src, entityNode); ok && !r.live(key) {
 				continue // the source is gone too
 			}
-			var ks []relEdge // add changes the set
+			oc := r.nodeIdx[old] // incoming read src's relationships, which name old
+			var ks []relEdge     // add changes the set
 			for _, x := range r.edges(src) {
-				if x.to == old {
+				if x.to == oc {
 					ks = append(ks, x)
 				}
 			}
 			for _, x := range ks {
-				k, c := x.relKey, x.conf
-				r.add(src, k, c, true)
+				kind, c := r.kinds[x.kind], x.conf
+				r.add(src, relKey{kind, old}, c, true)
 				if to, ok := moved[e.Key()]; ok && EntityNode(to) != src {
-					r.add(src, relKey{k.kind, EntityNode(to)}, c, false)
+					r.add(src, relKey{kind, EntityNode(to)}, c, false)
 				}
 			}
 		}
@@ -549,52 +412,4 @@ func (r *relater) live(key string) bool {
 // lastName is the entity name at the end of a key.
 func lastName(key string) string {
 	return key[strings.LastIndexAny(key, "#.:")+1:]
-}
-
-// incoming returns the sources with a relationship to a node: those held
-// here, and for a store with history those the store holds that are not.
-func (r *relater) incoming(to string) []string {
-	srcs := map[string]bool{}
-	for _, s := range r.in[to].all() {
-		srcs[s] = true
-	}
-	if !r.fresh {
-		rels, err := r.st.RelationsTo(r.ctx, to)
-		if err != nil {
-			r.err = err
-			return nil
-		}
-		for _, rel := range rels {
-			if !r.loaded[rel.From] && r.out[rel.From] == nil {
-				srcs[rel.From] = true
-			}
-		}
-	}
-	var out []string
-	for s := range srcs {
-		if r.edges(s).hasTo(to) {
-			out = append(out, s)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// changed returns what the commit changed: each relationship it touched
-// whose state differs from the one before it, in order.
-func (r *relater) changed() []model.Relation {
-	var out []model.Relation
-	for rk, b := range r.before {
-		c, has := r.out[rk.from].get(relKey{rk.kind, rk.to})
-		switch {
-		case has && (!b.had || b.conf != c):
-			out = append(out, model.Relation{Kind: rk.kind, From: rk.from, To: rk.to, Confidence: c})
-		case !has && b.had:
-			out = append(out, model.Relation{Kind: rk.kind, From: rk.from, To: rk.to, Confidence: b.conf, Removed: true})
-		}
-	}
-	slices.SortFunc(out, func(a, b model.Relation) int {
-		return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(a.Kind, b.Kind), strings.Compare(a.To, b.To))
-	})
-	return out
 }

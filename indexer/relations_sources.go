@@ -9,14 +9,14 @@ import "slices"
 // near the sync's memory limit. A target that many call (git's die(),
 // xmalloc()) gets a map once its slice would be long to search.
 type sourceSet struct {
-	few  []string
-	many map[string]struct{}
+	few  []nodeCode
+	many map[nodeCode]struct{}
 }
 
 // sourceSetMax is the most sources a sourceSet keeps in its slice.
 const sourceSetMax = 16
 
-func (s *sourceSet) add(src string) {
+func (s *sourceSet) add(src nodeCode) {
 	switch {
 	case s.many != nil:
 		s.many[src] = struct{}{}
@@ -24,7 +24,7 @@ func (s *sourceSet) add(src string) {
 	case len(s.few) < sourceSetMax:
 		s.few = append(s.few, src)
 	default:
-		s.many = make(map[string]struct{}, 2*sourceSetMax)
+		s.many = make(map[nodeCode]struct{}, 2*sourceSetMax)
 		for _, x := range s.few {
 			s.many[x] = struct{}{}
 		}
@@ -33,7 +33,7 @@ func (s *sourceSet) add(src string) {
 	}
 }
 
-func (s *sourceSet) remove(src string) {
+func (s *sourceSet) remove(src nodeCode) {
 	if s.many != nil {
 		delete(s.many, src)
 		return
@@ -46,14 +46,14 @@ func (s *sourceSet) remove(src string) {
 func (s *sourceSet) len() int { return len(s.few) + len(s.many) }
 
 // all returns the sources, in no particular order.
-func (s *sourceSet) all() []string {
+func (s *sourceSet) all() []nodeCode {
 	if s == nil {
 		return nil
 	}
 	if s.many == nil {
 		return s.few
 	}
-	out := make([]string, 0, len(s.many))
+	out := make([]nodeCode, 0, len(s.many))
 	for x := range s.many {
 		out = append(out, x)
 	}

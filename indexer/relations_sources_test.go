@@ -1,7 +1,6 @@
 package indexer
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 )
@@ -11,22 +10,22 @@ import (
 func TestSourceSet(t *testing.T) {
 	for _, n := range []int{1, sourceSetMax, sourceSetMax + 1, 3 * sourceSetMax} {
 		var s sourceSet
-		want := map[string]bool{}
+		want := map[nodeCode]bool{}
 		for i := 0; i < n; i++ {
-			x := fmt.Sprintf("entity:f.c#f%d", i)
+			x := nodeCode(i)
 			s.add(x)
 			s.add(x) // again: still once
 			want[x] = true
 		}
 		for i := 0; i < n; i += 2 {
-			x := fmt.Sprintf("entity:f.c#f%d", i)
+			x := nodeCode(i)
 			s.remove(x)
 			s.remove(x)
 			delete(want, x)
 		}
-		s.remove("entity:f.c#absent")
+		s.remove(nodeCode(n + 7)) // absent
 		got := slices.Sorted(slices.Values(s.all()))
-		var exp []string
+		var exp []nodeCode
 		for x := range want {
 			exp = append(exp, x)
 		}
@@ -46,8 +45,9 @@ func TestSourceSet(t *testing.T) {
 // others and the same target under another kind, and an emptied set is
 // not nil (the source stays known).
 func TestRelSet(t *testing.T) {
-	a, b := relKey{"CALLS", "entity:a.c#a"}, relKey{"CALLS", "entity:b.c#b"}
-	ab := relKey{"IMPORTS", "entity:b.c#b"}
+	const calls, imports = kindCode(0), kindCode(1)
+	a, b := edgeKey{1, calls}, edgeKey{2, calls}
+	ab := edgeKey{2, imports}
 	var s relSet
 	s = s.put(a, 0.8).put(b, 1).put(ab, 1).put(a, 1)
 	if c, ok := s.get(a); !ok || c != 1 || len(s) != 3 {
@@ -57,7 +57,7 @@ func TestRelSet(t *testing.T) {
 	if _, ok := s.get(b); ok || !s.hasTo(b.to) || len(s) != 2 {
 		t.Fatalf("after deleting CALLS b: %v", s)
 	}
-	s = s.del(relKey{"CALLS", "entity:none"}).del(ab).del(a)
+	s = s.del(edgeKey{9, calls}).del(ab).del(a)
 	if s == nil || len(s) != 0 || s.hasTo(b.to) {
 		t.Fatalf("emptied: %#v", s)
 	}
