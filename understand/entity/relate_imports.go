@@ -54,7 +54,7 @@ func (s *Source) Imports(before int) []Import {
 // rest of a changed file for them was a third of what reading git's
 // relationship facts cost.
 func includesEnd(src []byte) int {
-	last := max(bytes.LastIndex(src, []byte("include")), bytes.LastIndex(src, []byte("import")))
+	last := max(lastIndex(src, []byte("include")), lastIndex(src, []byte("import")))
 	if last < 0 {
 		return 0
 	}
@@ -68,6 +68,24 @@ func includesEnd(src []byte) int {
 			return end + 1
 		}
 		last = end + 1
+	}
+}
+
+// lastIndex is bytes.LastIndex for a word that a file holds a few times:
+// each occurrence found forwards. bytes.LastIndex searches backwards a
+// byte at a time (Rabin-Karp), and from a C file's end to its includes
+// near the top it scanned nearly the whole file: 0.9 s of CPU over
+// git/git's history, against a tenth of that with the vectorised forward
+// search.
+func lastIndex(src, word []byte) int {
+	last := -1
+	for off := 0; ; {
+		i := bytes.Index(src[off:], word)
+		if i < 0 {
+			return last
+		}
+		last = off + i
+		off = last + 1
 	}
 }
 

@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -480,5 +481,20 @@ func TestIncludesOfAPrefix(t *testing.T) {
 	}
 	if n := includesEnd([]byte("int f(void) { return 1; }\n")); n != 0 {
 		t.Errorf("a source without the words is read to %d, want 0", n)
+	}
+}
+
+// TestLastIndex: the forward search finds what bytes.LastIndex finds,
+// with the word absent, once, repeated, overlapping itself and at either
+// end.
+func TestLastIndex(t *testing.T) {
+	for _, c := range []struct{ src, word string }{
+		{"", "include"}, {"int f;", "include"}, {"#include <a.h>\nint f;", "include"},
+		{"#include <a.h>\n#include <b.h>\n/* include */ int f;", "include"},
+		{"include", "include"}, {"xinclude", "include"}, {"aaaa", "aa"}, {"import x\nimport y", "import"},
+	} {
+		if got, want := lastIndex([]byte(c.src), []byte(c.word)), bytes.LastIndex([]byte(c.src), []byte(c.word)); got != want {
+			t.Errorf("lastIndex(%q, %q) = %d, want %d", c.src, c.word, got, want)
+		}
 	}
 }
