@@ -19,9 +19,16 @@ import (
 // relKindCodes are the kinds numbered first, in this order.
 var relKindCodes = []string{model.Calls, model.Imports, model.Implements, model.Extends, model.Requires}
 
-// intern returns a node id's code, numbering the id at first sight.
+// intern returns a node id's code, numbering the id at first sight (with
+// a code that sweep freed, if there is one).
 func (r *relater) intern(id string) nodeCode {
 	if c, ok := r.nodeIdx[id]; ok {
+		return c
+	}
+	if n := len(r.free); n > 0 {
+		c := r.free[n-1]
+		r.free = r.free[:n-1]
+		r.nodeIdx[id], r.nodeIDs[c] = c, id
 		return c
 	}
 	c := nodeCode(len(r.nodeIDs))
@@ -30,6 +37,28 @@ func (r *relater) intern(id string) nodeCode {
 	r.out = append(r.out, nil)
 	r.in = append(r.in, sourceSet{})
 	return c
+}
+
+// sweep frees the codes of the nodes the commit touched that are left
+// with no relationship either way: most nodes of a long history are
+// entities and files that are gone, and their ids would stay for the whole
+// sync. A store with history keeps knowing a freed source's relationships
+// are none through loaded. It runs once the commit's changes are taken
+// (changed), which name nodes by code.
+func (r *relater) sweep() {
+	for rk := range r.before {
+		r.freeNode(rk.from)
+		r.freeNode(rk.to)
+	}
+}
+
+func (r *relater) freeNode(c nodeCode) {
+	if len(r.out[c]) > 0 || r.in[c].len() > 0 || r.nodeIDs[c] == "" {
+		return
+	}
+	delete(r.nodeIdx, r.nodeIDs[c])
+	r.nodeIDs[c], r.out[c], r.in[c] = "", nil, sourceSet{}
+	r.free = append(r.free, c)
 }
 
 // kindOf returns a relationship kind's code.

@@ -52,7 +52,8 @@ type relater struct {
 
 	// The relationships, their ends numbered (relations_nodes.go).
 	nodeIdx map[string]nodeCode // the code of each node id that out and in name
-	nodeIDs []string            // the node id of each code
+	nodeIDs []string            // the node id of each code, "" for a free one
+	free    []nodeCode          // codes to number new nodes with (sweep)
 	kinds   []string            // the kind of each kindCode
 	out     []relSet            // current relationships by source node; nil: none known
 	in      []sourceSet         // the sources in out of each target node
@@ -143,6 +144,7 @@ func (r *relater) commit(u *model.Understood, facts []*fileFacts) {
 		return
 	}
 	u.Relations = r.changed()
+	r.sweep()
 }
 
 // updatePaths applies a commit's file changes to the live paths.
@@ -219,16 +221,28 @@ func (r *relater) isLive(p string) bool {
 func (r *relater) updateEntities(changes []model.EntityChange) {
 	for _, e := range changes {
 		r.loadName(e.Name)
-		if old := r.syms[e.Key()]; old != nil {
+		key := e.Key()
+		if old := r.syms[key]; old != nil {
 			r.removeSym(old)
 		}
 		if e.Action != model.EntityDeleted {
-			r.addSym(newSym(e.Key(), e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature))
+			r.addSym(newSym(key, e.Path, e.Qualified, e.Name, e.Kind, e.Language, e.Signature))
 		}
 	}
 }
 
+// newSym makes a live entity. Its path, scope and name are taken from its
+// key, which holds them, rather than kept as the strings of the entity
+// change or row it came from: the symbols live for the whole sync, and
+// each string of its own was one more object for every collection to
+// mark.
 func newSym(key, p, qualified, name, kind, lang, sig string) *sym {
+	if len(key) == len(p)+1+len(qualified) && key[len(p)] == '#' && strings.HasPrefix(key, p) && strings.HasSuffix(key, qualified) {
+		p, qualified = key[:len(p)], key[len(p)+1:]
+		if strings.HasSuffix(qualified, name) {
+			name = qualified[len(qualified)-len(name):]
+		}
+	}
 	s := &sym{key: key, path: p, dir: path.Dir(p), name: name, kind: kind, lang: lang}
 	if lang == "Go" && kind == string(entity.KindMethod) {
 		s.sig = sig // goTypes reads a method's shape; holding every live entity's signature cost memory for nothing
@@ -265,10 +279,21 @@ func (r *relater) addSym(s *sym) {
 
 func (r *relater) removeSym(s *sym) {
 	delete(r.syms, s.key)
-	r.byName[s.name] = slices.DeleteFunc(r.byName[s.name], func(x *sym) bool { return x == s })
-	r.byPath[s.path] = slices.DeleteFunc(r.byPath[s.path], func(x *sym) bool { return x == s })
+	deleteSym(r.byName, s.name, s)
+	deleteSym(r.byPath, s.path, s)
 	if s.lang == "Go" && r.gt != nil {
 		r.gt.remove(s)
+	}
+}
+
+// deleteSym removes s from an index's entry, and the entry once empty:
+// the names and paths of a long history that no live entity has would
+// otherwise stay for the whole sync.
+func deleteSym(index map[string][]*sym, k string, s *sym) {
+	if rest := slices.DeleteFunc(index[k], func(x *sym) bool { return x == s }); len(rest) > 0 {
+		index[k] = rest
+	} else {
+		delete(index, k)
 	}
 }
 
