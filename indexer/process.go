@@ -327,7 +327,7 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 		}
 		defer w.Close()
 		w.KnownEntities(s.entityIDs)
-		w.KnownNodes(s.nodeIDs)
+		w.KnownNodes(s.nodeIDs, s.oldNodeIDs)
 		seen, seenNodes = w.SeenEntities(), w.SeenNodes()
 		for _, o := range batch {
 			if o.err != nil {
@@ -352,6 +352,9 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 	}
 	maps.Copy(s.entityIDs, seen)
 	maps.Copy(s.nodeIDs, seenNodes)
+	if len(s.nodeIDs) > nodeIDsMax {
+		s.oldNodeIDs, s.nodeIDs = s.nodeIDs, map[string]int64{}
+	}
 	res.Indexed += indexed
 	res.Redactions += redactions
 	res.RedactedCommits += redactedCommits
@@ -372,6 +375,15 @@ func (s *Syncer) write(ctx context.Context, batch []outcome, res *Result) error 
 	}
 	return nil
 }
+
+// nodeIDsMax is how many code node ids the writer's cache holds before
+// it starts a new generation: the ids a generation's writes did not use
+// go with it, and the writer asks SQLite for an id again only when it
+// has been in neither generation for that long. Most nodes of a long
+// history are entities and files that are gone; keeping all of their ids
+// (and the strings, which the relater lets go) for the whole sync was
+// live state for every collection to mark.
+const nodeIDsMax = 1 << 15
 
 // summarize asks the optional LLM summariser for the batch's summaries. It
 // runs on redacted commits, and whatever fails keeps its extractive summary.

@@ -36,8 +36,9 @@ type Syncer struct {
 	parserSet []*entity.Parser
 	// entityIDs caches the ids of the entities this sync's committed
 	// batches stored, for the writer of the next batch; nodeIDs those of
-	// the code relationships' nodes.
-	entityIDs, nodeIDs map[string]int64
+	// the code relationships' nodes, with oldNodeIDs the generation before
+	// (see nodeIDsMax).
+	entityIDs, nodeIDs, oldNodeIDs map[string]int64
 	// rel resolves code relationships while the queue is processed.
 	rel *relater
 	// sources holds the file contents of the batches between extraction

@@ -27,8 +27,9 @@ type Writer struct {
 	// and code-relation rows until Flush, which inserts them many per
 	// statement.
 	search, notes, entityChanges, lookup, relations []any
-	// nodeIDs and knownNodes are entityIDs and known for code nodes.
-	nodeIDs, knownNodes map[string]int64
+	// nodeIDs and knownNodes are entityIDs and known for code nodes;
+	// olderNodes the older generation of knownNodes (KnownNodes).
+	nodeIDs, knownNodes, olderNodes map[string]int64
 }
 
 // NewWriter prepares the insert statements in tx; Close them with Close.

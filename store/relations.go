@@ -22,8 +22,12 @@ var relationRows = newMultiInsert("code relations", `INSERT OR IGNORE INTO code_
 
 // KnownNodes lets the writer take code node ids from known, as
 // KnownEntities does for entities; merge SeenNodes into it once the
-// writer's transaction has committed.
-func (w *Writer) KnownNodes(known map[string]int64) { w.knownNodes = known }
+// writer's transaction has committed. Ids it takes from older, a
+// generation of the cache that the caller is letting go, count as seen,
+// so that merging SeenNodes keeps them.
+func (w *Writer) KnownNodes(known, older map[string]int64) {
+	w.knownNodes, w.olderNodes = known, older
+}
 
 // SeenNodes returns the code node ids this writer looked up or created.
 func (w *Writer) SeenNodes() map[string]int64 { return w.nodeIDs }
@@ -50,6 +54,10 @@ func (w *Writer) nodeID(ctx context.Context, node string) (int64, error) {
 		return id, nil
 	}
 	if id, ok := w.knownNodes[node]; ok {
+		return id, nil
+	}
+	if id, ok := w.olderNodes[node]; ok {
+		w.nodeIDs[node] = id
 		return id, nil
 	}
 	var id int64

@@ -84,3 +84,48 @@ func TestWriterKnownEntities(t *testing.T) {
 		t.Errorf("%d entity changes use entity %d, want both", n, id)
 	}
 }
+
+// TestWriterKnownNodes: a code node's id comes from the cache's current
+// generation without counting as seen, from the older one counting as
+// seen (so that the caller keeps it), and from SQLite, the same id, when
+// neither holds it.
+func TestWriterKnownNodes(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openTest(t)
+	const node = "entity:a.c#f"
+	lookup := func(known, older map[string]int64) (int64, map[string]int64) {
+		var id int64
+		var seen map[string]int64
+		err := st.Tx(ctx, func(tx *sql.Tx) error {
+			w, err := NewWriter(ctx, tx)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			w.KnownNodes(known, older)
+			seen = w.SeenNodes()
+			id, err = w.nodeID(ctx, node)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id, seen
+	}
+	id, seen := lookup(nil, nil)
+	if seen[node] != id || len(seen) != 1 {
+		t.Fatalf("a fresh node: id %d, seen %v", id, seen)
+	}
+	if got, seen := lookup(map[string]int64{node: id}, nil); got != id || len(seen) != 0 {
+		t.Errorf("from the current generation: id %d (want %d), seen %v (want none)", got, id, seen)
+	}
+	if got, seen := lookup(nil, map[string]int64{node: id}); got != id || seen[node] != id || len(seen) != 1 {
+		t.Errorf("from the older generation: id %d (want %d), seen %v (want it)", got, id, seen)
+	}
+	if got, _ := lookup(map[string]int64{}, map[string]int64{}); got != id {
+		t.Errorf("in neither generation: id %d, want SQLite's %d", got, id)
+	}
+	if n := count(t, st.DB, `SELECT count(*) FROM code_nodes`); n != 1 {
+		t.Errorf("%d code nodes stored, want 1", n)
+	}
+}
