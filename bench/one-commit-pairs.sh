@@ -17,34 +17,19 @@ shift 3
 variants=("$@")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=bench/pairs-lib.sh
+. "$(dirname "$0")/pairs-lib.sh"
 branch=$(git --git-dir="$repo" symbolic-ref HEAD)
 run() { # variant
   local label=${1%%=*} bin=${1#*=}
-  local tree head new
+  local tree head new times
   tree=$(git --git-dir="$repo" rev-parse 'HEAD^{tree}')
   head=$(git --git-dir="$repo" rev-parse HEAD)
   new=$(git --git-dir="$repo" commit-tree "$tree" -p "$head" -m "bench: one more commit ($label, $(date +%s%N))")
   git --git-dir="$repo" update-ref "$branch" "$new"
-  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$bin" sync "$name" --quiet >/dev/null 2>"$tmp/err" ||
-    { cat "$tmp/err"; exit 1; }
-  read -r wall usr sys rss <"$tmp/time"
-  echo "$label $wall $(awk -v u="$usr" -v s="$sys" 'BEGIN { print u + s }') $((rss / 1024))" | tee -a "$tmp/runs"
+  times=$(timed "$bin" sync "$name" --quiet)
+  echo "$label $times" | tee -a "$tmp/runs"
 }
 echo "label wall_s cpu_s peak_rss_mib"
-for ((r = 0; r < rounds; r++)); do
-  order=("${variants[@]}")
-  if ((r % 2 == 1)); then
-    order=()
-    for ((i = ${#variants[@]} - 1; i >= 0; i--)); do order+=("${variants[i]}"); done
-  fi
-  for v in "${order[@]}"; do run "$v"; done
-done
-echo "medians over $rounds rounds:"
-for v in "${variants[@]}"; do
-  awk -v l="${v%%=*}" 'BEGIN { n = 0 } $1 == l { w[n] = $2; c[n] = $3; m[n] = $4; n++ }
-    function med(a, n,   i, j, t) {
-      for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return n % 2 ? a[int(n / 2)] : (a[n / 2 - 1] + a[n / 2]) / 2
-    }
-    END { printf "%s: wall %.3f s, CPU %.3f s, peak RSS %.0f MiB (%d runs)\n", l, med(w, n), med(c, n), med(m, n), n }' "$tmp/runs"
-done
+interleave "$rounds" "${variants[@]}"
+medians 3 "$rounds" "${variants[@]}"
