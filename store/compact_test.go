@@ -104,13 +104,7 @@ func TestOpenKeysBlobsByCommit(t *testing.T) {
 		oldBlob(t, old, k, v)
 	}
 	oldBlob(t, old, MessageKey(hashQ), []byte("of no stored commit"))
-	old.Close()
-
-	st, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatalf("upgrade: %v", err)
-	}
-	defer st.Close()
+	st := upgrade(t, old, dir)
 	for k, v := range want {
 		if got, err := GetBlob(ctx, st.DB, k); err != nil || string(got) != string(v) {
 			t.Errorf("blob %s after the upgrade: %q, %v; want %q", k, got, err, v)
@@ -153,6 +147,19 @@ func openVersion(t *testing.T, dir string, v int) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st
+}
+
+// upgrade closes a store of an older version and opens its directory
+// again, which upgrades it; the upgraded store closes when the test ends.
+func upgrade(t *testing.T, old *Store, dir string) *Store {
+	t.Helper()
+	old.Close()
+	st, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatalf("upgrade: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
 	return st
 }
 
@@ -280,12 +287,7 @@ func TestOpenStoresObjectIDsAsBytes(t *testing.T) {
 		}
 	}
 	putBlobs(t, old, map[string][]byte{MessageKey(hashA): []byte("a message")})
-	old.Close()
-	st, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatalf("upgrade: %v", err)
-	}
-	defer st.Close()
+	st := upgrade(t, old, dir)
 	got, err := Strings(ctx, st.DB, `SELECT typeof(old_blob) || ' ' || length(old_blob) || ' ' || lower(hex(old_blob)) || ' ' ||
 		typeof(new_blob) || ' ' || length(new_blob) || ' ' || lower(hex(new_blob)) FROM file_changes ORDER BY seq`)
 	if err != nil {
@@ -448,12 +450,7 @@ func TestOpenStoresParentsAsBytes(t *testing.T) {
 		}
 	}
 	putBlobs(t, old, map[string][]byte{MessageKey(hashA): []byte("a message")})
-	old.Close()
-	st, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatalf("upgrade: %v", err)
-	}
-	defer st.Close()
+	st := upgrade(t, old, dir)
 	got, err := Strings(ctx, st.DB, `SELECT typeof(parent_hash) || ' ' || length(parent_hash) FROM commit_parents ORDER BY idx`)
 	if err != nil || !slices.Equal(got, []string{"blob 20", "blob 20"}) {
 		t.Errorf("parents after the upgrade: %q, %v", got, err)
@@ -501,14 +498,9 @@ func TestOpenPacksHunks(t *testing.T) {
 			}
 		}
 	}
-	old.Close()
-	st, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatalf("upgrade: %v", err)
-	}
-	defer st.Close()
+	st := upgrade(t, old, dir)
 	got := map[int][]Span{}
-	err = EachRow(ctx, st.DB, `SELECT seq, spans FROM hunks WHERE commit_id = ?`, []any{id}, func(r *sql.Rows) error {
+	err := EachRow(ctx, st.DB, `SELECT seq, spans FROM hunks WHERE commit_id = ?`, []any{id}, func(r *sql.Rows) error {
 		var seq int
 		var b []byte
 		if err := r.Scan(&seq, &b); err != nil {

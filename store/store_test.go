@@ -907,13 +907,7 @@ func TestOpenUpgradesTheCodeRelationsSchema(t *testing.T) {
 	if n := count(t, old.DB, `SELECT COUNT(*) FROM pragma_table_info('file_changes') WHERE name = 'follow'`); n != 0 {
 		t.Fatalf("version 9 already has file_changes.follow")
 	}
-	old.Close()
-
-	st, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatalf("upgrade: %v", err)
-	}
-	defer st.Close()
+	st := upgrade(t, old, dir)
 	if v, _ := st.SchemaVersion(ctx); v != len(migrations) || v < 10 {
 		t.Fatalf("SchemaVersion after upgrade = %d, want %d", v, len(migrations))
 	}
