@@ -49,7 +49,7 @@ func (s *Syncer) indexDocs(ctx context.Context, repo *extract.Repo, head string)
 			return fmt.Errorf("documentation %s: %w", path, err)
 		}
 		redacted, _ := sc.RedactFile(d.Path, string(text))
-		files = append(files, store.DocFile{Path: path, Blob: bytes.Clone(d.Blob[:]), Paragraphs: Paragraphs([]byte(redacted))})
+		files = append(files, store.DocFile{Path: path, Blob: bytes.Clone(d.Blob[:]), Paragraphs: paragraphs(redacted)})
 	}
 	return s.st.ReplaceDocs(ctx, head, gone, files)
 }
@@ -93,10 +93,10 @@ const (
 	maxParagraph = 3000
 )
 
-// Paragraphs splits text at blank lines and keeps the paragraphs of
+// paragraphs splits text at blank lines and keeps the paragraphs of
 // readable length, as valid UTF-8.
-func Paragraphs(text []byte) []string {
-	s := strings.ReplaceAll(string(text), "\r\n", "\n")
+func paragraphs(text string) []string {
+	s := strings.ReplaceAll(text, "\r\n", "\n")
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}

@@ -89,13 +89,13 @@ func TestSyncIndexesDocs(t *testing.T) {
 func TestParagraphs(t *testing.T) {
 	text := "Title\r\n\r\nA first paragraph that is long enough to keep,\r\nover two lines.\n \t\n\n" +
 		"Second paragraph, also long enough to be kept here.\n\n" + strings.Repeat("x", maxParagraph+1)
-	got := Paragraphs([]byte(text))
+	got := paragraphs(text)
 	want := []string{"A first paragraph that is long enough to keep,\nover two lines.",
 		"Second paragraph, also long enough to be kept here."}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("Paragraphs = %q, want %q", got, want)
 	}
-	if got := Paragraphs([]byte("caf\xe9 is written in Latin-1 here, not in UTF-8 as the rest")); len(got) != 1 || !utf8.ValidString(got[0]) {
+	if got := paragraphs("caf\xe9 is written in Latin-1 here, not in UTF-8 as the rest"); len(got) != 1 || !utf8.ValidString(got[0]) {
 		t.Errorf("a Latin-1 paragraph: %q", got)
 	}
 }
@@ -105,7 +105,7 @@ func FuzzParagraphs(f *testing.F) {
 	f.Add([]byte("A paragraph of some length, long enough to keep.\n\t \nAnother one, long enough to keep too."))
 	f.Add([]byte("\xff\xfe\n\n\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, p := range Paragraphs(b) {
+		for _, p := range paragraphs(string(b)) {
 			if len(p) < minParagraph || len(p) > maxParagraph || !utf8.ValidString(p) || p != strings.TrimSpace(p) {
 				t.Fatalf("bad paragraph %q", p)
 			}

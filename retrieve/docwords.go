@@ -3,8 +3,8 @@ package retrieve
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -72,9 +72,9 @@ func (s *Searcher) docWords(ctx context.Context, raw string, terms []string) ([]
 			tf[w][i]++
 		}
 	}
-	df, err := s.docFrequencies(ctx, tf)
+	df, err := s.st.DocFrequencies(ctx, slices.Collect(maps.Keys(tf)))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("documentation words: %w", err)
 	}
 	type scored struct {
 		w string
@@ -99,30 +99,6 @@ func (s *Searcher) docWords(ctx context.Context, raw string, terms []string) ([]
 		out = append(out, x.w)
 	}
 	return out, nil
-}
-
-func (s *Searcher) docFrequencies(ctx context.Context, tf map[string][]int) (map[string]int, error) {
-	words := make([]any, 0, len(tf))
-	for w := range tf {
-		words = append(words, w)
-	}
-	df := map[string]int{}
-	for len(words) > 0 {
-		batch := words[:min(len(words), 500)]
-		words = words[len(batch):]
-		err := store.EachRow(ctx, s.st.DB, `SELECT term, df FROM doc_terms WHERE term IN (`+store.Marks(len(batch))+`)`, batch,
-			func(r *sql.Rows) error {
-				var w string
-				var n int
-				err := r.Scan(&w, &n)
-				df[w] = n
-				return err
-			})
-		if err != nil {
-			return nil, fmt.Errorf("documentation words: %w", err)
-		}
-	}
-	return df, nil
 }
 
 func isNumber(w string) bool {

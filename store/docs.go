@@ -193,6 +193,32 @@ func applyDocTerms(ctx context.Context, tx *sql.Tx, df map[string]int) error {
 	return err
 }
 
+// DocFrequencies returns in how many paragraphs each of words occurs;
+// a word in none is absent.
+func (s *Store) DocFrequencies(ctx context.Context, words []string) (map[string]int, error) {
+	df := map[string]int{}
+	for len(words) > 0 {
+		batch := words[:min(len(words), 500)]
+		words = words[len(batch):]
+		args := make([]any, len(batch))
+		for i, w := range batch {
+			args[i] = w
+		}
+		err := EachRow(ctx, s.DB, `SELECT term, df FROM doc_terms WHERE term IN (`+Marks(len(batch))+`)`, args,
+			func(r *sql.Rows) error {
+				var w string
+				var n int
+				err := r.Scan(&w, &n)
+				df[w] = n
+				return err
+			})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return df, nil
+}
+
 // docWord is a word of documentation as the expansion counts it: letters
 // and digits, with the dots, dashes and underscores inside a name kept
 // (core.preloadIndex, --no-verify's no-verify, res.locals).

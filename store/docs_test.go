@@ -8,12 +8,14 @@ import (
 
 func docTerm(t *testing.T, st *Store, w string) int {
 	t.Helper()
-	var n int
-	err := st.DB.QueryRow(`SELECT coalesce((SELECT df FROM doc_terms WHERE term = ?), 0)`, w).Scan(&n)
+	df, err := st.DocFrequencies(context.Background(), []string{w, "absent-word"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	if _, ok := df["absent-word"]; ok {
+		t.Fatalf("a word in no paragraph has a count: %v", df)
+	}
+	return df[w]
 }
 
 func TestReplaceDocs(t *testing.T) {
