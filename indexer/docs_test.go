@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/internal/gittest"
 	"github.com/gitmemory/gitmemory/store"
 )
@@ -83,6 +84,21 @@ func TestSyncIndexesDocs(t *testing.T) {
 	sync(t, g.Dir, st, Options{})
 	if got := docTexts(t, st); got != "Version 2 sizes the cache in megabytes rather than in entries." {
 		t.Errorf("paragraphs after a sync from an unreadable head %q", got)
+	}
+}
+
+// A binary file and one over MaxDocBytes with documentation's names are
+// not read: the sync goes on and stores the rest.
+func TestSyncSkipsBinaryAndHugeDocs(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("NOTES.txt", "A paragraph long enough to keep, then a NUL byte:\x00 and more text after it.\n")
+	g.Write("docs/huge.md", strings.Repeat("A paragraph of a generated manual, long enough to keep.\n\n", extract.MaxDocBytes/56+1))
+	g.Write("README.md", "The one readable paragraph of this repository's documentation.\n")
+	g.Commit("Add documentation")
+	st := openStore(t)
+	sync(t, g.Dir, st, Options{})
+	if got := docTexts(t, st); got != "The one readable paragraph of this repository's documentation." {
+		t.Errorf("paragraphs %.200q, want the README's alone", got)
 	}
 }
 

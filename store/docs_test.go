@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +64,30 @@ func TestReplaceDocs(t *testing.T) {
 	}
 	if n, _ := Ints(ctx, st.DB, `SELECT rowid FROM docs WHERE docs MATCH 'housekeeping OR threads'`); len(n) != 1 {
 		t.Errorf("the removed manual is still searched, or the README's new paragraph is not: rows %v", n)
+	}
+}
+
+// A paragraph id the index does not hold, and a file's paragraphs that
+// do not decompress, are errors naming what was asked for.
+func TestDocParagraphsBadInput(t *testing.T) {
+	st, _ := openTest(t)
+	ctx := context.Background()
+	manual := DocFile{Path: "docs/manual.md", Blob: []byte{1}, Paragraphs: []string{strings.Repeat("A long paragraph of the manual. ", 20)}}
+	if err := st.ReplaceDocs(ctx, "h1", nil, []DocFile{manual}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DocParagraphs(ctx, []int64{99}); err == nil || !strings.Contains(err.Error(), "paragraph 99") {
+		t.Errorf("an unknown paragraph: %v", err)
+	}
+	if _, err := st.DB.Exec(`UPDATE doc_files SET codec = 1, text = x'00010203'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DocParagraphs(ctx, []int64{1}); err == nil || !strings.Contains(err.Error(), "docs/manual.md") {
+		t.Errorf("a corrupt file's paragraphs: %v", err)
+	}
+	// Replacing the file reads its old paragraphs to count their words out: the corruption says so too.
+	if err := st.ReplaceDocs(ctx, "h2", []string{"docs/manual.md"}, nil); err == nil || !strings.Contains(err.Error(), "docs/manual.md") {
+		t.Errorf("dropping a corrupt file: %v", err)
 	}
 }
 
