@@ -122,6 +122,7 @@ type asks struct {
 	security  bool // a security question: security changes answer it
 	recent    bool // the last days' changes
 	evolution bool // how something evolved: its origin answers it first
+	behaviour bool // why something behaves as it does now: a changed default answers it
 }
 
 var (
@@ -129,6 +130,12 @@ var (
 		"unsafe", "malicious", "безопасн", "уязвим"}
 	recentMarkers = []string{"recent", "lately", "last week", "yesterday", "today", "this week", "just now",
 		"недавн", "вчера", "сегодня"}
+	// behaviourMarkers are words of a question about a behaviour that is
+	// or became so ("why does it now...", "used to", "out of the box").
+	behaviourMarkers = []string{"now", "used to", "anymore", "any more", "no longer", "instead", "rather than",
+		"flip", "switch", "changed", "default", "out of the box", "these days", "nowadays", "years ago", "stopped",
+		"started", "unless", "on its own", "automatically", "without asking", "older version", "earlier version",
+		"теперь", "раньше", "по умолчанию", "больше не"}
 	evolutionMarkers = []string{"evolve", "evolution", "history of", "over time", "over the years", "first added",
 		"first introduced", "came to be", "changed over", "развива", "эволюц", "истори"}
 )
@@ -143,5 +150,6 @@ func askedFor(q, intent string) asks {
 		security:  hasMarker(t, securityMarkers),
 		recent:    hasMarker(t, recentMarkers),
 		evolution: hasMarker(t, evolutionMarkers),
+		behaviour: intent == IntentExplain && hasMarker(t, behaviourMarkers),
 	}
 }

@@ -154,3 +154,36 @@ func TestRankMergeBelowTheWorkItMerges(t *testing.T) {
 		}
 	}
 }
+
+// A why-question about how something behaves now is most often answered
+// by the commit that changed a default, which matches its words no better
+// than the commits that built the behaviour. It comes first for such a
+// question, and only for such a question.
+func TestRankChangedDefaultForBehaviourQuestions(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("log.go", "package log\n\nfunc paint(s string) string { return s }\n")
+	built := g.Commit("Colour the log output on terminals\n\nThe log output gets colours for levels on terminals.")
+	g.Write("log.go", "package log\n\nvar colour = true\n\nfunc paint(s string) string { return s }\n")
+	flipped := g.Commit("Turn colour on by default for the log output\n\nMost terminals support it.")
+	g.Write("README.md", "log\n")
+	g.Commit("Describe the logger")
+	s := newSearcher(t, g, true)
+	ctx := context.Background()
+	for q, want := range map[string]string{
+		"why is the log output in colour now on my terminal?": flipped,
+		"where does the log output get colours on terminals?": built,
+	} {
+		a, err := s.Search(ctx, Request{Query: q})
+		if err != nil || len(a.Items) < 2 {
+			t.Fatalf("%q: %+v %v", q, a, err)
+		}
+		if a.Items[0].Commit != want {
+			t.Errorf("%q: top %s, want %s", q, a.Items[0].Commit, want)
+		}
+	}
+	if !askedFor("why does it no longer page the output?", IntentExplain).behaviour ||
+		askedFor("why does the parser crash on empty input?", IntentExplain).behaviour ||
+		askedFor("what changed the default pager", IntentResearch).behaviour {
+		t.Error("askedFor: behaviour wants a why-question about how something behaves now")
+	}
+}
