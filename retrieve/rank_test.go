@@ -186,4 +186,16 @@ func TestRankChangedDefaultForBehaviourQuestions(t *testing.T) {
 		askedFor("what changed the default pager", IntentResearch).behaviour {
 		t.Error("askedFor: behaviour wants a why-question about how something behaves now")
 	}
+	for subject, want := range map[string]bool{
+		"Make maintainer-mode default to disabled": true,
+		"No 'json spaces' by default":              true,
+		"Включить цвет по умолчанию":               true,
+		"Add the defaultPager setting":             true,
+		"Fix the undefaulted flag":                 false,
+		"Colour the log output on terminals":       false,
+	} {
+		if got := changesDefault(subject); got != want {
+			t.Errorf("changesDefault(%q) = %v, want %v", subject, got, want)
+		}
+	}
 }

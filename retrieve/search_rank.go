@@ -41,10 +41,11 @@ const mergeShare = 0.5
 const defaultLift = 1.3
 
 // changesDefault reports a subject that names a default ("Make
-// maintainer-mode default to disabled", "No 'json spaces' by default").
+// maintainer-mode default to disabled", "No 'json spaces' by default"),
+// in English or Russian, as the question markers are.
 func changesDefault(subject string) bool { return defaultWord.MatchString(subject) }
 
-var defaultWord = regexp.MustCompile(`(?i)\bdefault`)
+var defaultWord = regexp.MustCompile(`(?i)\bdefault|по умолчанию`)
 
 // minCosine is the similarity below which a vector hit is noise: nearest
 // neighbours exist for any question, related or not.
