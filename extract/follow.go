@@ -65,6 +65,8 @@ type flatKey struct {
 // diff meets them, without submodules (no blobs). A subtree's list is
 // cached by its path and hash: most of a tree is unchanged from one
 // commit that creates files to the next, and its blob sizes are known.
+// The root's list, rarely met twice, is built in the same array each time
+// (valid until the next call for a root): it is as long as the whole tree.
 func (r *Repo) flatTree(prefix string, h plumbing.Hash) ([]flatFile, error) {
 	key := flatKey{prefix, h}
 	if files, ok := r.flats.get(key); ok {
@@ -74,19 +76,33 @@ func (r *Repo) flatTree(prefix string, h plumbing.Hash) ([]flatFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	var files []flatFile
+	subs := make([][]flatFile, len(t.Entries))
+	n := 0
 	for i := range t.Entries {
-		e := &t.Entries[i]
-		p := join(prefix, t.name(e))
-		switch {
-		case e.Mode == filemode.Submodule:
-		case e.Mode == filemode.Dir:
-			sub, err := r.flatTree(p, e.Hash)
-			if err != nil {
+		switch e := &t.Entries[i]; e.Mode {
+		case filemode.Submodule:
+		case filemode.Dir:
+			if subs[i], err = r.flatTree(join(prefix, t.name(e)), e.Hash); err != nil {
 				return nil, err
 			}
-			files = append(files, sub...)
+			n += len(subs[i])
 		default:
+			n++
+		}
+	}
+	var files []flatFile
+	if prefix == "" {
+		files = slices.Grow(r.rootFlat[:0], n)
+	} else {
+		files = make([]flatFile, 0, n)
+	}
+	for i := range t.Entries {
+		switch e := &t.Entries[i]; e.Mode {
+		case filemode.Submodule:
+		case filemode.Dir:
+			files = append(files, subs[i]...)
+		default:
+			p := join(prefix, t.name(e))
 			f := flatFile{path: p, base: len(p) - int(e.end-e.off), from: side{e.Hash, e.Mode}, size: -1}
 			if isRegular(e.Mode) {
 				if f.size, err = r.blobSize(e.Hash); err != nil {
@@ -96,7 +112,9 @@ func (r *Repo) flatTree(prefix string, h plumbing.Hash) ([]flatFile, error) {
 			files = append(files, f)
 		}
 	}
-	if prefix != "" { // a root tree is rarely met twice
+	if prefix == "" {
+		r.rootFlat = files
+	} else {
 		r.flats.put(key, files)
 	}
 	return files, nil
@@ -129,12 +147,13 @@ func (rn *renamer) followSource(files []flatFile, deleted map[string]bool, d ren
 	for i := range m {
 		m[i].dst = -1
 	}
+	dst := rn.target(d.to)
 	name := baseName(d.path)
 	for j := range files {
 		f := &files[j]
 		sc := 0
 		if f.size >= 0 && mayScore(f.size, dsize) {
-			sc = rn.similarity(f.from.hash, d.to.hash)
+			sc = dst.similarity(f.from.hash)
 		}
 		recordIfBetter(m, renameCand{dst: 0, src: j, score: sc, name: f.path[f.base:] == name})
 	}

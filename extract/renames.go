@@ -57,35 +57,55 @@ func (rn *renamer) sig(h plumbing.Hash) *signature {
 	}
 	var s *signature
 	if data, err := rn.r.blob(h, rn.r.opts.MaxFileBytes); err == nil && data != nil {
-		s = newSignature(data)
+		s = rn.r.hasher.signature(data)
 	}
 	rn.r.sigs.put(h, s)
 	return s
 }
 
+// target scores sources against one destination, whose signature goes
+// into the repository's table when the first source's size allows a
+// score.
+type target struct {
+	rn *renamer
+	to side
+}
+
+func (rn *renamer) target(to side) *target {
+	return &target{rn: rn, to: to}
+}
+
 // estimate is git's estimate_similarity: regular files only (a symbolic
 // link is renamed only as an exact match), whose sizes are close enough
 // (checked before either is read). A blob too large to read scores 0.
-func (rn *renamer) estimate(src, dst side) int {
-	if !isRegular(src.mode) || !isRegular(dst.mode) {
+func (t *target) estimate(src side) int {
+	if !isRegular(src.mode) || !isRegular(t.to.mode) {
 		return 0
 	}
-	ss, err1 := rn.r.blobSize(src.hash)
-	ds, err2 := rn.r.blobSize(dst.hash)
+	ss, err1 := t.rn.r.blobSize(src.hash)
+	ds, err2 := t.rn.r.blobSize(t.to.hash)
 	if err1 != nil || err2 != nil || !mayScore(ss, ds) {
 		return 0
 	}
-	return rn.similarity(src.hash, dst.hash)
+	return t.similarity(src.hash)
 }
 
-// similarity is the score of two blobs' signatures (0 if either is too
-// large to read).
-func (rn *renamer) similarity(src, dst plumbing.Hash) int {
-	a, b := rn.sig(src), rn.sig(dst)
-	if a == nil || b == nil {
+// similarity is the score of a source blob against the destination (0 if
+// either is too large to read).
+func (t *target) similarity(src plumbing.Hash) int {
+	tab := &t.rn.r.table
+	if tab.owner != t {
+		tab.load(t.rn.sig(t.to.hash))
+		tab.owner = t
+	}
+	if tab.sig == nil {
 		return 0
 	}
-	return score(a, b)
+	s := t.rn.sig(src)
+	if s == nil {
+		return 0
+	}
+	return tab.score(s)
 }
 
 func isRegular(m filemode.FileMode) bool {
@@ -147,8 +167,9 @@ func (r *Repo) detectRenames(changes []change, old plumbing.Hash, follow bool) (
 		}
 		for t, k := range todo {
 			m := mx[candsPerDst*t : candsPerDst*(t+1)]
+			dst := rn.target(dsts[k].to)
 			for j := range srcs {
-				recordIfBetter(m, renameCand{dst: k, src: j, score: rn.estimate(srcs[j].from, dsts[k].to),
+				recordIfBetter(m, renameCand{dst: k, src: j, score: dst.estimate(srcs[j].from),
 					name: basenameSame(srcs[j].path, dsts[k].path)})
 			}
 		}

@@ -76,20 +76,23 @@ var DefaultCacheBytes int64 = 160 << 20
 // Repo is an open repository. A Repo is not safe for concurrent use: open
 // one per goroutine (they share nothing but the files).
 type Repo struct {
-	Path    string
-	root    string
-	repo    *git.Repository
-	store   storer.EncodedObjectStorer
-	opts    Options
-	shallow map[plumbing.Hash]bool
-	trees   *genCache[plumbing.Hash, *tree]
-	blobs   *genCache[plumbing.Hash, []byte]
-	sizes   *genCache[plumbing.Hash, int64]      // blob sizes, for rename detection
-	sigs    *genCache[plumbing.Hash, *signature] // rename signatures (nil: not scored)
-	flats   *genCache[flatKey, []flatFile]       // subtrees' files, as follow sources
-	langs   map[langKey]string
-	packs   *packReader // nil: read every object through go-git
-	bare    bool        // a bare repository (no work tree)
+	Path     string
+	root     string
+	repo     *git.Repository
+	store    storer.EncodedObjectStorer
+	opts     Options
+	shallow  map[plumbing.Hash]bool
+	trees    *genCache[plumbing.Hash, *tree]
+	blobs    *genCache[plumbing.Hash, []byte]
+	sizes    *genCache[plumbing.Hash, int64]      // blob sizes, for rename detection
+	sigs     *genCache[plumbing.Hash, *signature] // rename signatures (nil: not scored)
+	flats    *genCache[flatKey, []flatFile]       // subtrees' files, as follow sources
+	hasher   sigHasher                            // builds rename signatures
+	table    sigTable                             // the destination scored against
+	rootFlat []flatFile                           // the last root tree's files, reused
+	langs    map[langKey]string
+	packs    *packReader // nil: read every object through go-git
+	bare     bool        // a bare repository (no work tree)
 }
 
 // Open opens the repository containing path (a work tree, a subdirectory of

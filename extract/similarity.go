@@ -1,7 +1,5 @@
 package extract
 
-import "slices"
-
 // maxScore and minScore are git's similarity units: a score is the share
 // of the larger file's bytes found in both, out of maxScore, and a pair is
 // a rename or copy from minScore (git's default -M50%).
@@ -24,21 +22,32 @@ type hashSpan struct {
 // signature is git's diffcore-delta fingerprint of a blob: its content
 // cut after each newline or 64 bytes, each piece hashed modulo hashBase
 // (so distinct pieces may collide, as in git), with the bytes counted per
-// hash. Sorted by hash, so that two signatures compare in one pass.
+// hash, in the order the hashes first occur. Scoring looks each hash up in
+// the other file's sigTable, so the spans need no order.
 type signature struct {
 	size  int
 	spans []hashSpan
 }
 
-// newSignature is git's hash_chars: a CR before an LF is not counted in a
+// sigHasher builds signatures. It counts a blob's bytes per hash in a
+// table of every hash value, which is faster than sorting the pieces or
+// counting them in a map: every blob a commit's new files could be copies
+// of is hashed.
+type sigHasher struct {
+	cnt     []uint32 // hashBase entries, all zero between two blobs
+	touched []uint32 // the hashes counted so far, in order
+}
+
+// signature is git's hash_chars: a CR before an LF is not counted in a
 // text (non-binary) file, and the hash is git's exact rolling one, so that
-// scores, and so the renames found, are git's. The pieces are sorted by
-// hash and summed, which is faster than counting them in a map: every
-// blob a commit's new files could be copies of is hashed. (A piece is at
-// most 64 bytes, and a blob scored under 4 GiB, so counts fit 32 bits.)
-func newSignature(data []byte) *signature {
+// scores, and so the renames found, are git's. (A piece is at most 64
+// bytes, and a blob scored under 4 GiB, so counts fit 32 bits.)
+func (h *sigHasher) signature(data []byte) *signature {
+	if h.cnt == nil {
+		h.cnt = make([]uint32, hashBase)
+	}
+	h.touched = h.touched[:0]
 	text := !isBinary(data)
-	pieces := make([]uint64, 0, len(data)/32+1) // hash<<32 | bytes
 	var accum1, accum2 uint32
 	n := uint32(0)
 	for i := 0; i < len(data); i++ {
@@ -54,36 +63,61 @@ func newSignature(data []byte) *signature {
 		if n < 64 && c != '\n' {
 			continue
 		}
-		pieces = append(pieces, uint64((accum1+accum2*0x61)%hashBase)<<32|uint64(n))
+		h.add((accum1+accum2*0x61)%hashBase, n)
 		n, accum1, accum2 = 0, 0, 0
 	}
 	if n > 0 {
-		pieces = append(pieces, uint64((accum1+accum2*0x61)%hashBase)<<32|uint64(n))
+		h.add((accum1+accum2*0x61)%hashBase, n)
 	}
-	slices.Sort(pieces)
-	distinct := 0
-	for i, p := range pieces {
-		if i == 0 || p>>32 != pieces[i-1]>>32 {
-			distinct++
-		}
-	}
-	spans := make([]hashSpan, 0, distinct)
-	for _, p := range pieces {
-		h, c := uint32(p>>32), uint32(p)
-		if k := len(spans) - 1; k >= 0 && spans[k].hash == h {
-			spans[k].cnt += c
-		} else {
-			spans = append(spans, hashSpan{h, c})
-		}
+	spans := make([]hashSpan, len(h.touched))
+	for i, k := range h.touched {
+		spans[i] = hashSpan{k, h.cnt[k]}
+		h.cnt[k] = 0
 	}
 	return &signature{size: len(data), spans: spans}
 }
 
-// score is git's estimate_similarity for two regular files: 0 when their
-// sizes differ too much to reach minScore, else the bytes of src found in
-// dst (diffcore_count_changes' src_copied) out of maxScore of the larger
-// size.
-func score(src, dst *signature) int {
+func (h *sigHasher) add(k, n uint32) {
+	if h.cnt[k] == 0 {
+		h.touched = append(h.touched, k)
+	}
+	h.cnt[k] += n
+}
+
+// sigTable is one destination's signature spread over a table of every
+// hash value, so that a source is scored against it by one look-up per
+// source span: merging two sorted lists walked both and branched on every
+// step, for each of the many sources a created file is scored against.
+type sigTable struct {
+	owner *target // who loaded sig
+	sig   *signature
+	cnt   []uint32 // hashBase entries, zero but for sig's hashes
+}
+
+// load makes s (nil: none) the signature scored against.
+func (t *sigTable) load(s *signature) {
+	if t.cnt == nil {
+		t.cnt = make([]uint32, hashBase)
+	}
+	if t.sig != nil {
+		for _, sp := range t.sig.spans {
+			t.cnt[sp.hash] = 0
+		}
+	}
+	t.sig = s
+	if s != nil {
+		for _, sp := range s.spans {
+			t.cnt[sp.hash] = sp.cnt
+		}
+	}
+}
+
+// score is git's estimate_similarity of src against the loaded
+// destination, both regular files: 0 when their sizes differ too much to
+// reach minScore, else the bytes of src found in the destination
+// (diffcore_count_changes' src_copied) out of maxScore of the larger size.
+func (t *sigTable) score(src *signature) int {
+	dst := t.sig
 	big, small := max(src.size, dst.size), min(src.size, dst.size)
 	if big*(maxScore-minScore) < (big-small)*maxScore {
 		return 0
@@ -92,15 +126,8 @@ func score(src, dst *signature) int {
 		return 0
 	}
 	copied := uint64(0)
-	d := dst.spans
 	for _, s := range src.spans {
-		for len(d) > 0 && d[0].hash < s.hash {
-			d = d[1:]
-		}
-		if len(d) > 0 && d[0].hash == s.hash {
-			copied += uint64(min(s.cnt, d[0].cnt))
-			d = d[1:]
-		}
+		copied += uint64(min(s.cnt, t.cnt[s.hash]))
 	}
 	return int(copied * maxScore / uint64(big))
 }
