@@ -76,19 +76,13 @@ func (r *Repo) flatTree(prefix string, h plumbing.Hash) ([]flatFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	subs := make([][]flatFile, len(t.Entries))
-	n := 0
-	for i := range t.Entries {
-		switch e := &t.Entries[i]; e.Mode {
-		case filemode.Submodule:
-		case filemode.Dir:
-			if subs[i], err = r.flatTree(join(prefix, t.name(e)), e.Hash); err != nil {
-				return nil, err
-			}
-			n += len(subs[i])
-		default:
-			n++
-		}
+	subs, direct, err := r.flatParts(prefix, t)
+	if err != nil {
+		return nil, err
+	}
+	n := len(direct)
+	for _, s := range subs {
+		n += len(s)
 	}
 	var files []flatFile
 	if prefix == "" {
@@ -97,19 +91,13 @@ func (r *Repo) flatTree(prefix string, h plumbing.Hash) ([]flatFile, error) {
 		files = make([]flatFile, 0, n)
 	}
 	for i := range t.Entries {
-		switch e := &t.Entries[i]; e.Mode {
+		switch t.Entries[i].Mode {
 		case filemode.Submodule:
 		case filemode.Dir:
 			files = append(files, subs[i]...)
 		default:
-			p := join(prefix, t.name(e))
-			f := flatFile{path: p, base: len(p) - int(e.end-e.off), from: side{e.Hash, e.Mode}, size: -1}
-			if isRegular(e.Mode) {
-				if f.size, err = r.blobSize(e.Hash); err != nil {
-					return nil, err
-				}
-			}
-			files = append(files, f)
+			files = append(files, direct[0])
+			direct = direct[1:]
 		}
 	}
 	if prefix == "" {
@@ -118,6 +106,59 @@ func (r *Repo) flatTree(prefix string, h plumbing.Hash) ([]flatFile, error) {
 		r.flats.put(key, files)
 	}
 	return files, nil
+}
+
+// flatParts lists a tree's subtrees' files (by entry) and its own files.
+// The directory's own files as last listed are kept by path, and a file
+// with the same name and blob there is taken as it was: a changed
+// directory keeps most of its files, whose paths and sizes cost a string
+// and a map look-up each to make again.
+func (r *Repo) flatParts(prefix string, t *tree) ([][]flatFile, []flatFile, error) {
+	prev, _ := r.direct.get(prefix)
+	subs := make([][]flatFile, len(t.Entries))
+	n := 0
+	for i := range t.Entries {
+		n += b2i(t.Entries[i].Mode != filemode.Dir && t.Entries[i].Mode != filemode.Submodule)
+	}
+	direct := make([]flatFile, 0, n)
+	for i := range t.Entries {
+		var err error
+		switch e := &t.Entries[i]; e.Mode {
+		case filemode.Submodule:
+		case filemode.Dir:
+			subs[i], err = r.flatTree(join(prefix, t.name(e)), e.Hash)
+		default:
+			var f flatFile
+			f, prev, err = r.flatFile(prefix, t.name(e), side{e.Hash, e.Mode}, prev)
+			direct = append(direct, f)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	r.direct.put(prefix, direct)
+	return subs, direct, nil
+}
+
+// flatFile is the file name at prefix with blob and mode s. prev is the
+// directory's files as last listed, in tree order (which orders files by
+// name), from this name on: the entry there is taken if it is the same.
+func (r *Repo) flatFile(prefix, name string, s side, prev []flatFile) (flatFile, []flatFile, error) {
+	for len(prev) > 0 && prev[0].path[prev[0].base:] < name {
+		prev = prev[1:]
+	}
+	if len(prev) > 0 && prev[0].from == s && prev[0].path[prev[0].base:] == name {
+		return prev[0], prev[1:], nil
+	}
+	p := join(prefix, name)
+	f := flatFile{path: p, base: len(p) - len(name), from: s, size: -1}
+	if isRegular(s.mode) {
+		var err error
+		if f.size, err = r.blobSize(s.hash); err != nil {
+			return f, prev, err
+		}
+	}
+	return f, prev, nil
 }
 
 // followSource is the path git log --follow continues with when it meets
@@ -207,6 +248,10 @@ func newSizeCache(max int) *genCache[plumbing.Hash, int64] {
 
 func newFlatCache(max int) *genCache[flatKey, []flatFile] {
 	return newCache[flatKey](max, func(fs []flatFile) int { return 64 + 64*len(fs) })
+}
+
+func newDirectCache(max int) *genCache[string, []flatFile] {
+	return newCache[string](max, func(fs []flatFile) int { return 64 + 64*cap(fs) })
 }
 
 func newSignatureCache(max int) *genCache[plumbing.Hash, *signature] {

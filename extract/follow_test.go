@@ -2,6 +2,8 @@ package extract
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -161,5 +163,52 @@ func TestFollowSourcesOrder(t *testing.T) {
 	}
 	if ls := g.Git("ls-tree", "-r", "--name-only", h); !strings.Contains(ls, "sub/mod") {
 		t.Errorf("the fixture has no submodule: %s", ls)
+	}
+}
+
+// TestFollowSourcesAfterChange: a directory's files listed again after
+// it changed (a file edited, its size too; files added before, between
+// and after the others, one removed, one made executable) are the ones a
+// repository opened afresh lists, though the unchanged ones are taken
+// from the directory's previous list.
+func TestFollowSourcesAfterChange(t *testing.T) {
+	g := gittest.New(t)
+	for _, p := range []string{"b.txt", "d.txt", "f.txt", "sub/b.txt", "sub/d.txt", "sub/deep/x"} {
+		g.Write(p, p+"\n")
+	}
+	var commits []string
+	commits = append(commits, g.Commit("first"))
+	g.Write("b.txt", "b.txt, longer now\n")
+	g.Write("sub/a.txt", "new first\n")
+	g.Write("sub/c.txt", "new between\n")
+	g.Write("sub/z.txt", "new last\n")
+	g.Write("a.txt", "new at the root\n")
+	g.Git("rm", "-q", "d.txt", "sub/d.txt")
+	commits = append(commits, g.Commit("second"))
+	if err := os.Chmod(filepath.Join(g.Dir, "f.txt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g.Write("sub/deep/x", "x changed\n")
+	commits = append(commits, g.Commit("third"))
+	r := open(t, g.Dir)
+	for _, h := range commits {
+		oc, err := r.commitObject(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.flatTree("", oc.TreeHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := open(t, g.Dir).flatTree("", oc.TreeHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: listed again\n%v\nfresh\n%v", h, got, want)
+		}
+	}
+	if n := len(r.rootFlat); n != 8 {
+		t.Errorf("the last tree lists %d files, want 8", n)
 	}
 }

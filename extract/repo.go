@@ -47,7 +47,8 @@ type Options struct {
 	// entries a quarter, and go-git's cache of loose objects, which the
 	// other caches sit above, the rest. Rename detection adds its own:
 	// signatures an eighth, subtrees' file lists (follow sources) a
-	// sixteenth and blob sizes a thirty-second.
+	// sixteenth, blob sizes a thirty-second and each directory's own
+	// files a sixty-fourth.
 	CacheBytes int64
 }
 
@@ -87,6 +88,7 @@ type Repo struct {
 	sizes    *genCache[plumbing.Hash, int64]      // blob sizes, for rename detection
 	sigs     *genCache[plumbing.Hash, *signature] // rename signatures (nil: not scored)
 	flats    *genCache[flatKey, []flatFile]       // subtrees' files, as follow sources
+	direct   *genCache[string, []flatFile]        // each directory's own files, as last listed
 	hasher   sigHasher                            // builds rename signatures
 	table    sigTable                             // the destination scored against
 	rootFlat []flatFile                           // the last root tree's files, reused
@@ -138,7 +140,8 @@ func Open(path string, opts Options) (*Repo, error) {
 	}
 	r := &Repo{Path: path, root: root, repo: repo, store: st, opts: opts, shallow: map[plumbing.Hash]bool{}, trees: newTreeCache(int(opts.CacheBytes / 8)),
 		blobs: newByteCache(int(opts.CacheBytes / 4)), sizes: newSizeCache(int(opts.CacheBytes / 64)),
-		sigs: newSignatureCache(int(opts.CacheBytes / 16)), flats: newFlatCache(int(opts.CacheBytes / 32)), langs: map[langKey]string{},
+		sigs: newSignatureCache(int(opts.CacheBytes / 16)), flats: newFlatCache(int(opts.CacheBytes / 32)),
+		direct: newDirectCache(int(opts.CacheBytes / 128)), langs: map[langKey]string{},
 		bare: errors.Is(wtErr, git.ErrIsBareRepository)}
 	if r.packs, err = openPacks(objectsDir(fsStore.Filesystem().Root()), int(opts.CacheBytes/4)); err != nil {
 		return nil, fmt.Errorf("open packs of %s: %w", path, err)
