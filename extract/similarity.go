@@ -1,5 +1,7 @@
 package extract
 
+import "bytes"
+
 // maxScore and minScore are git's similarity units: a score is the share
 // of the larger file's bytes found in both, out of maxScore, and a pair is
 // a rename or copy from minScore (git's default -M50%).
@@ -47,12 +49,47 @@ func (h *sigHasher) signature(data []byte) *signature {
 		h.cnt = make([]uint32, hashBase)
 	}
 	h.touched = h.touched[:0]
-	text := !isBinary(data)
+	if isBinary(data) || bytes.IndexByte(data, '\r') < 0 {
+		h.pieces(data)
+	} else {
+		h.piecesCR(data)
+	}
+	spans := make([]hashSpan, len(h.touched))
+	for i, k := range h.touched {
+		spans[i] = hashSpan{k, h.cnt[k]}
+		h.cnt[k] = 0
+	}
+	return &signature{size: len(data), spans: spans}
+}
+
+// pieces counts data every byte of which is hashed: each piece, up to a
+// newline or 64 bytes, is found with IndexByte and hashed in a loop that
+// tests nothing else.
+func (h *sigHasher) pieces(data []byte) {
+	for len(data) > 0 {
+		piece := data[:min(64, len(data))]
+		if nl := bytes.IndexByte(piece, '\n'); nl >= 0 {
+			piece = piece[:nl+1]
+		}
+		data = data[len(piece):]
+		var accum1, accum2 uint32
+		for _, c := range piece {
+			old1 := accum1
+			accum1 = (accum1<<7 ^ accum2>>25) + uint32(c)
+			accum2 = accum2<<7 ^ old1>>25
+		}
+		h.add((accum1+accum2*0x61)%hashBase, uint32(len(piece)))
+	}
+}
+
+// piecesCR counts a text holding CRs, byte by byte: a CR before an LF is
+// left out of the piece, its hash and its count.
+func (h *sigHasher) piecesCR(data []byte) {
 	var accum1, accum2 uint32
 	n := uint32(0)
 	for i := 0; i < len(data); i++ {
 		c := uint32(data[i])
-		if text && c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+		if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
 			continue
 		}
 		old1 := accum1
@@ -69,12 +106,6 @@ func (h *sigHasher) signature(data []byte) *signature {
 	if n > 0 {
 		h.add((accum1+accum2*0x61)%hashBase, n)
 	}
-	spans := make([]hashSpan, len(h.touched))
-	for i, k := range h.touched {
-		spans[i] = hashSpan{k, h.cnt[k]}
-		h.cnt[k] = 0
-	}
-	return &signature{size: len(data), spans: spans}
 }
 
 func (h *sigHasher) add(k, n uint32) {

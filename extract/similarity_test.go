@@ -101,3 +101,64 @@ func mergeScore(src, dst *signature) int {
 	}
 	return copied * maxScore / big
 }
+
+// TestSignaturePieces: signatures equal git's hash_chars, written here
+// byte by byte as git does, on texts with and without CRs (before an LF
+// or alone), lines longer than a piece, a last line without a newline,
+// and binary data, whose CRs are all hashed.
+func TestSignaturePieces(t *testing.T) {
+	long := strings.Repeat("0123456789", 20)
+	inputs := map[string]string{
+		"empty":           "",
+		"lines":           "a\nbb\n\nccc\n",
+		"no last newline": "a\nbb",
+		"long lines":      long + "\nx\n" + long[:64] + "\n" + long[:63] + "\n" + long[:65],
+		"CRLF":            "a\r\nbb\r\n" + long + "\r\n",
+		"lone CR":         "a\rb\r\r\nc\r",
+		"CR at 64":        long[:63] + "\r\n" + long[:64] + "\r\n",
+		"binary":          "a\x00b\r\nc\r\n" + long,
+	}
+	var h sigHasher
+	for name, in := range inputs {
+		got := h.signature([]byte(in))
+		want := gitHashChars([]byte(in))
+		byHash := func(a, b hashSpan) int { return int(a.hash) - int(b.hash) }
+		if got.size != len(in) || !slices.Equal(slices.SortedFunc(slices.Values(got.spans), byHash), want) {
+			t.Errorf("%s: %v, want %v", name, got.spans, want)
+		}
+	}
+}
+
+// gitHashChars is diffcore-delta.c's hash_chars, with its counts summed by
+// hash and sorted.
+func gitHashChars(data []byte) []hashSpan {
+	counts := map[uint32]uint32{}
+	text := !isBinary(data)
+	var accum1, accum2 uint32
+	n := uint32(0)
+	for i := 0; i < len(data); i++ {
+		c := uint32(data[i])
+		if text && c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			continue
+		}
+		old1 := accum1
+		accum1 = (accum1 << 7) ^ (accum2 >> 25)
+		accum2 = (accum2 << 7) ^ (old1 >> 25)
+		accum1 += c
+		n++
+		if n < 64 && c != '\n' {
+			continue
+		}
+		counts[(accum1+accum2*0x61)%hashBase] += n
+		n, accum1, accum2 = 0, 0, 0
+	}
+	if n > 0 {
+		counts[(accum1+accum2*0x61)%hashBase] += n
+	}
+	var spans []hashSpan
+	for k, c := range counts {
+		spans = append(spans, hashSpan{k, c})
+	}
+	slices.SortFunc(spans, func(a, b hashSpan) int { return int(a.hash) - int(b.hash) })
+	return spans
+}
