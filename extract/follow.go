@@ -37,12 +37,48 @@ func (rn *renamer) follow(changes []change, dsts []renameDst, tree plumbing.Hash
 		}
 	}
 	inexact := len(files) <= rn.r.opts.RenameLimit*rn.r.opts.RenameLimit
+	srcs := &followSources{rn: rn, files: files}
 	for _, d := range dsts {
-		if changes[d.c].follow, err = rn.followSource(files, deleted, d, inexact); err != nil {
+		if changes[d.c].follow, err = rn.followSource(srcs, deleted, d, inexact); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// followSources are the files of a parent's tree, with their signatures
+// looked up once for all the files a commit creates: a commit that
+// creates many scores each against much the same sources.
+type followSources struct {
+	rn    *renamer
+	files []flatFile
+	sigs  []*signature
+	got   []bool
+}
+
+// score is the j-th file's score against the destination (0 if either is
+// too large to read).
+func (s *followSources) score(dst *target, j int) int {
+	tab := dst.table()
+	if tab == nil {
+		return 0
+	}
+	sig := s.sig(j)
+	if sig == nil {
+		return 0
+	}
+	return tab.score(sig)
+}
+
+// sig is the signature of the j-th file (nil: too large to read).
+func (s *followSources) sig(j int) *signature {
+	if s.sigs == nil {
+		s.sigs, s.got = make([]*signature, len(s.files)), make([]bool, len(s.files))
+	}
+	if !s.got[j] {
+		s.sigs[j], s.got[j] = s.rn.sig(s.files[j].from.hash), true
+	}
+	return s.sigs[j]
 }
 
 // flatFile is a file of a tree as a follow source: its path, where its
@@ -167,7 +203,8 @@ func (r *Repo) flatFile(prefix, name string, s side, prev []flatFile) (flatFile,
 // sources in git's cells, the first deleted one, else the first. Without
 // inexact (more than RenameLimit² sources), only exact matches count, as
 // in git.
-func (rn *renamer) followSource(files []flatFile, deleted map[string]bool, d renameDst, inexact bool) (string, error) {
+func (rn *renamer) followSource(srcs *followSources, deleted map[string]bool, d renameDst, inexact bool) (string, error) {
+	files := srcs.files
 	var same []renameSrc
 	for j := range files {
 		if f := &files[j]; f.from.hash == d.to.hash {
@@ -194,7 +231,7 @@ func (rn *renamer) followSource(files []flatFile, deleted map[string]bool, d ren
 		f := &files[j]
 		sc := 0
 		if f.size >= 0 && mayScore(f.size, dsize) {
-			sc = dst.similarity(f.from.hash)
+			sc = srcs.score(dst, j)
 		}
 		recordIfBetter(m, renameCand{dst: 0, src: j, score: sc, name: f.path[f.base:] == name})
 	}

@@ -93,12 +93,8 @@ func (t *target) estimate(src side) int {
 // similarity is the score of a source blob against the destination (0 if
 // either is too large to read).
 func (t *target) similarity(src plumbing.Hash) int {
-	tab := &t.rn.r.table
-	if tab.owner != t {
-		tab.load(t.rn.sig(t.to.hash))
-		tab.owner = t
-	}
-	if tab.sig == nil {
+	tab := t.table()
+	if tab == nil {
 		return 0
 	}
 	s := t.rn.sig(src)
@@ -106,6 +102,20 @@ func (t *target) similarity(src plumbing.Hash) int {
 		return 0
 	}
 	return tab.score(s)
+}
+
+// table is the repository's table loaded with the destination's
+// signature, or nil if the destination is too large to read.
+func (t *target) table() *sigTable {
+	tab := &t.rn.r.table
+	if tab.owner != t {
+		tab.load(t.rn.sig(t.to.hash))
+		tab.owner = t
+	}
+	if tab.sig == nil {
+		return nil
+	}
+	return tab
 }
 
 func isRegular(m filemode.FileMode) bool {

@@ -5,10 +5,13 @@
 //
 //	<commit> TAB <path> TAB <follow source, or nothing>
 //
-// and, on stderr, the CPU time that loading the commits took (reading
-// them, their tree diffs and rename detection; not the line diffs). Two builds' outputs
-// over the same commits show whether a change to rename detection kept
-// every follow source; bench/follow-vs-git.sh compares them with git's.
+// (with -renames, a second line, indented by a tab, with the file's
+// status, old path and similarity: the commit's own rename and copy
+// detection) and, on stderr, the CPU time that loading the commits took
+// (reading them, their tree diffs and rename detection; not the line
+// diffs). Two builds' outputs over the same commits show whether a change
+// to rename detection kept every follow source; bench/follow-vs-git.sh
+// compares them with git's.
 //
 //	git -C REPO log --reverse --no-merges --no-renames --diff-filter=A --format=%H |
 //	    go run ./internal/cmd/xfollow REPO > follow.txt
@@ -31,12 +34,13 @@ import (
 
 func main() {
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	renames := flag.Bool("renames", false, "also print, after each created file, its status, old path and similarity")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: xfollow [-cpuprofile FILE] REPO < commits")
+		fmt.Fprintln(os.Stderr, "usage: xfollow [-cpuprofile FILE] [-renames] REPO < commits")
 		os.Exit(2)
 	}
-	if err := profiled(*prof, func() error { return run(flag.Arg(0), os.Stdin, os.Stdout, os.Stderr) }); err != nil {
+	if err := profiled(*prof, func() error { return run(flag.Arg(0), *renames, os.Stdin, os.Stdout, os.Stderr) }); err != nil {
 		fmt.Fprintln(os.Stderr, "xfollow:", err)
 		os.Exit(1)
 	}
@@ -59,7 +63,7 @@ func profiled(path string, f func() error) error {
 	return errors.Join(err, out.Close())
 }
 
-func run(path string, in io.Reader, stdout, stderr io.Writer) error {
+func run(path string, renames bool, in io.Reader, stdout, stderr io.Writer) error {
 	r, err := extract.Open(path, extract.Options{})
 	if err != nil {
 		return err
@@ -86,6 +90,9 @@ func run(path string, in io.Reader, stdout, stderr io.Writer) error {
 			if created(fc.Status) {
 				files++
 				fmt.Fprintf(out, "%s\t%s\t%s\n", sc.Text(), fc.Path, fc.Follow)
+				if renames {
+					fmt.Fprintf(out, "\t%s %s %d%%\n", fc.Status, fc.OldPath, fc.Similarity)
+				}
 			}
 		}
 	}
