@@ -37,6 +37,14 @@ type Daemon struct {
 	searchSlots chan struct{}
 	act         activity
 
+	// scanMu makes scans one at a time: the loop's, and a request's for a
+	// repository registered a moment ago. Two at once each made a state
+	// for a repository new to both, the later replacing the earlier, and
+	// a request left waiting on the replaced one waited forever; a scan
+	// that listed the names before a registration also dropped, as
+	// removed, the state the other had just made.
+	scanMu sync.Mutex
+
 	mu    sync.Mutex
 	repos map[string]*repoState
 	gens  uint64 // the last generation given out
@@ -195,6 +203,8 @@ func (d *Daemon) loop(ctx context.Context) {
 // costs a directory listing and a few stat calls per repository: an idle
 // daemon stays idle.
 func (d *Daemon) scan(ctx context.Context) {
+	d.scanMu.Lock()
+	defer d.scanMu.Unlock()
 	names, err := d.home.Names()
 	if err != nil {
 		d.opts.Log.Error("list repositories", "err", err)

@@ -244,6 +244,34 @@ func TestSyncRequestsCollapse(t *testing.T) {
 	}
 }
 
+// TestScansAtOnceMakeOneState: a sync request for a repository the loop
+// has not seen yet scans for it too, beside the loop's own scan. However
+// the two interleave, the repository gets one state (one generation): a
+// second would replace the first in the map, and a request waiting on
+// the replaced one would never be answered.
+func TestScansAtOnceMakeOneState(t *testing.T) {
+	h := newHome(t, map[string]*gittest.Repo{"pay": sample(t)})
+	for i := range 20 {
+		d, err := New(h, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		begin := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				<-begin
+				d.scan(context.Background())
+			})
+		}
+		close(begin)
+		wg.Wait()
+		if d.gens != 1 || len(d.repos) != 1 {
+			t.Fatalf("run %d: two scans at once made %d states for one repository", i, d.gens)
+		}
+	}
+}
+
 // TestBackoffAndRecovery: a repository whose sync fails is retried with
 // a growing backoff, and a success resets it.
 func TestBackoffAndRecovery(t *testing.T) {
