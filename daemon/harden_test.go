@@ -52,6 +52,11 @@ func (l *lockedBuffer) lines(t *testing.T, op string) []map[string]any {
 	return out
 }
 
+// mcpStepTimeout bounds the whole of TestMCPOverHTTPIsAudited's exchange
+// with the daemon, which takes well under a second even on a loaded
+// machine.
+const mcpStepTimeout = 30 * time.Second
+
 // TestMCPOverHTTPIsAudited: a tool call through the daemon's /mcp
 // endpoint leaves an audit record with the client's address, the tool,
 // the repository and the outcome, as a /v1 request does.
@@ -62,20 +67,23 @@ func TestMCPOverHTTPIsAudited(t *testing.T) {
 	r := start(t, h, Options{Audit: log, Extra: func(svc api.Service) map[string]http.Handler {
 		return map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.Options{Audit: log})}
 	}})
-	ctx := context.Background()
+	// Every step is bounded: a daemon that never answers fails the test
+	// here, saying which step, instead of hanging the test binary.
+	ctx, cancel := context.WithTimeout(context.Background(), mcpStepTimeout)
+	defer cancel()
 	if _, err := r.c.Sync(ctx, "pay"); err != nil {
-		t.Fatal(err)
+		t.Fatalf("sync (bounded by %v): %v", mcpStepTimeout, err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: r.c.BaseURL + "/mcp", MaxRetries: -1}, nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("MCP connect (bounded by %v): %v", mcpStepTimeout, err)
 	}
 	defer cs.Close()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "gitmemory_recent_changes",
 		Arguments: map[string]any{"repository": "pay", "days": 36500}})
 	if err != nil || res.IsError {
-		t.Fatalf("tool call: %v %+v", err, res)
+		t.Fatalf("tool call (bounded by %v): %v %+v", mcpStepTimeout, err, res)
 	}
 	recs := audit.lines(t, "mcp:gitmemory_recent_changes")
 	if len(recs) != 1 {
