@@ -18,8 +18,10 @@ import (
 var compactMinBytes int64 = 32 << 20
 
 // CompactIfGrown compacts the database if its file has doubled since its
-// last compaction and is past compactMinBytes. It reports the file's size
-// before and after (both 0 when it did nothing). Compaction rewrites the
+// last compaction and is past compactMinBytes. It reports the database's
+// size in pages (page count × page size) before and after, both 0 when it
+// did nothing; the file matches the size after once a checkpoint that no
+// reader holds back has run. Compaction rewrites the
 // whole file; run it under the writer lock, as a sync's last step. A
 // reader in another process keeps its snapshot; the file shrinks at a
 // checkpoint no reader holds back (the one here waits out the busy
