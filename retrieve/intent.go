@@ -131,9 +131,10 @@ var (
 	recentMarkers = []string{"recent", "lately", "last week", "yesterday", "today", "this week", "just now",
 		"недавн", "вчера", "сегодня"}
 	// behaviourMarkers are words of a question about a behaviour that is
-	// or became so ("why does it now...", "used to", "out of the box").
+	// or became so ("why does it now...", "used to", "out of the box"); each
+	// matches at a word's start, so "now" also finds "nowadays".
 	behaviourMarkers = []string{"now", "used to", "anymore", "any more", "no longer", "instead", "rather than",
-		"flip", "switch", "changed", "default", "out of the box", "these days", "nowadays", "years ago", "stopped",
+		"flip", "switch", "changed", "default", "out of the box", "these days", "years ago", "stopped",
 		"started", "unless", "on its own", "automatically", "without asking", "older version", "earlier version",
 		"теперь", "раньше", "по умолчанию", "больше не"}
 	evolutionMarkers = []string{"evolve", "evolution", "history of", "over time", "over the years", "first added",
