@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -20,12 +19,7 @@ func TestFindEntitiesExactNames(t *testing.T) {
 		t.Helper()
 		c := &model.Commit{Hash: hash, Message: "m", Author: model.Signature{Name: "a", When: time.Unix(when, 0)},
 			Committer: model.Signature{Name: "a", When: time.Unix(when, 0)}}
-		err := st.Tx(ctx, func(tx *sql.Tx) error {
-			w, err := NewWriter(ctx, tx)
-			if err != nil {
-				return err
-			}
-			defer w.Close()
+		err := withWriter(st, func(w *Writer) error {
 			return w.InsertCommit(ctx, &model.Understood{Commit: c, Entities: changes}, "main", time.Unix(when, 0))
 		})
 		if err != nil {

@@ -61,12 +61,7 @@ func TestLookupKeysBackfill(t *testing.T) {
 			model.FileChange{Path: "a/b/d.go", Status: model.Added}),
 		commit("d", "", nil, 0, nil, model.FileChange{Path: "ünï/cödé.go", Status: model.Added}),
 	}
-	err := st.Tx(ctx, func(tx *sql.Tx) error {
-		w, err := NewWriter(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer w.Close()
+	err := withWriter(st, func(w *Writer) error {
 		for _, u := range commits {
 			if err := w.InsertCommit(ctx, u, "main", when); err != nil {
 				return err

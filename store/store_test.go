@@ -396,6 +396,13 @@ func insertCommit(t *testing.T, st *Store, c *model.Commit, branch string) {
 // tryInsertCommit writes c in a transaction of its own and returns the
 // writer's error, for tests that feed it a bad commit.
 func tryInsertCommit(st *Store, c *model.Commit, branch string) error {
+	return withWriter(st, func(w *Writer) error {
+		return w.InsertCommit(context.Background(), &model.Understood{Commit: c}, branch, time.Unix(1_700_000_000, 0))
+	})
+}
+
+// withWriter runs f with a writer in a transaction of its own.
+func withWriter(st *Store, f func(w *Writer) error) error {
 	ctx := context.Background()
 	return st.Tx(ctx, func(tx *sql.Tx) error {
 		w, err := NewWriter(ctx, tx)
@@ -403,7 +410,7 @@ func tryInsertCommit(st *Store, c *model.Commit, branch string) error {
 			return err
 		}
 		defer w.Close()
-		return w.InsertCommit(ctx, &model.Understood{Commit: c}, branch, time.Unix(1_700_000_000, 0))
+		return f(w)
 	})
 }
 

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -16,12 +15,7 @@ func TestFlushRefusedRow(t *testing.T) {
 	ctx := context.Background()
 	st, _ := openTest(t)
 	var flushErr error
-	err := st.Tx(ctx, func(tx *sql.Tx) error {
-		w, err := NewWriter(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer w.Close()
+	err := withWriter(st, func(w *Writer) error {
 		if err := w.InsertCommit(ctx, &model.Understood{Commit: fullCommit(hashA)}, "main", time.Unix(0, 0)); err != nil {
 			return err
 		}
@@ -51,12 +45,7 @@ func TestWriterKnownEntities(t *testing.T) {
 		Action: model.EntityModified, StartLine: 1, EndLine: 3}
 	write := func(hash string, known map[string]int64) map[string]int64 {
 		var seen map[string]int64
-		err := st.Tx(ctx, func(tx *sql.Tx) error {
-			w, err := NewWriter(ctx, tx)
-			if err != nil {
-				return err
-			}
-			defer w.Close()
+		err := withWriter(st, func(w *Writer) error {
 			w.KnownEntities(known)
 			seen = w.SeenEntities()
 			u := &model.Understood{Commit: &model.Commit{Hash: hash, Message: "m"}, Entities: []model.EntityChange{change}}
@@ -96,14 +85,10 @@ func TestWriterKnownNodes(t *testing.T) {
 	lookup := func(known, older map[string]int64) (int64, map[string]int64) {
 		var id int64
 		var seen map[string]int64
-		err := st.Tx(ctx, func(tx *sql.Tx) error {
-			w, err := NewWriter(ctx, tx)
-			if err != nil {
-				return err
-			}
-			defer w.Close()
+		err := withWriter(st, func(w *Writer) error {
 			w.KnownNodes(known, older)
 			seen = w.SeenNodes()
+			var err error
 			id, err = w.nodeID(ctx, node)
 			return err
 		})
