@@ -112,7 +112,7 @@ func (h *Home) Add(ctx context.Context, path string, opts AddOptions) (*Reposito
 			return nil, fmt.Errorf("%s is %w as %q", root, ErrExists, e.Name)
 		}
 		if e.Name == name {
-			return nil, fmt.Errorf("name %q is %w for %s: choose another with --name", name, ErrExists, e.Path)
+			return nil, fmt.Errorf("name %q is %w for %s: register this one under another name with 'gitmemory add %s --name NAME'", name, ErrExists, e.Path, root)
 		}
 	}
 	branch, err := r.DefaultBranch()
