@@ -1,6 +1,9 @@
 package secrets
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // privateKeyID is the rule id of private key blocks; gitleaks uses the same.
 const privateKeyID = "private-key"
@@ -17,6 +20,47 @@ const privateKeyID = "private-key"
 // body; this scan also covers truncated and short blocks, so that no line of
 // a key body survives.
 func privateKeySpans(text string, out []span) []span {
+	return pemTails(text, isPrivateLabel, privateKeyID, pemBlocks(text, isPrivateLabel, privateKeyID, out))
+}
+
+func isPrivateLabel(label string) bool { return containsFold(label, "private key") }
+
+// publicBlocks returns the extents of the PEM blocks that hold public
+// material: public keys, certificates and PGP signatures. Their bodies are
+// long base64 lines that look random, and a release that publishes a
+// signing key or signatures would otherwise count hundreds of "secrets"
+// and be ranked as a commit that leaked credentials.
+func publicBlocks(text string) []span {
+	if !strings.Contains(text, "-----") {
+		return nil
+	}
+	return pemTails(text, isPublicLabel, "", pemBlocks(text, isPublicLabel, "", nil))
+}
+
+func isPublicLabel(label string) bool {
+	return !isPrivateLabel(label) && (containsFold(label, "public key") || containsFold(label, "certificate") ||
+		containsFold(label, "pgp signature") || containsFold(label, "signed message"))
+}
+
+// withoutPublic drops the spans that lie wholly inside a public block.
+func withoutPublic(text string, spans []span) []span {
+	pub := publicBlocks(text)
+	if len(pub) == 0 {
+		return spans
+	}
+	return slices.DeleteFunc(spans, func(sp span) bool {
+		for _, p := range pub {
+			if p.start <= sp.start && sp.end <= p.end {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// pemBlocks appends a span, of the given rule, for every PEM block whose
+// label (the words between "-----BEGIN" and "-----") satisfies want.
+func pemBlocks(text string, want func(label string) bool, rule string, out []span) []span {
 	for off := 0; off < len(text); {
 		start := nextDashes(text, off)
 		if start < 0 {
@@ -29,14 +73,14 @@ func privateKeySpans(text string, out []span) []span {
 		lineEnd := indexByteFrom(text, start, '\n')
 		labelStart := start + len("-----begin")
 		close := strings.Index(text[labelStart:lineEnd], "-----")
-		if close < 0 || !containsFold(text[labelStart:labelStart+close], "private key") {
+		if close < 0 || !want(text[labelStart:labelStart+close]) {
 			continue
 		}
 		end := pemBlockEnd(text, labelStart+close+5, lineEnd)
-		out = append(out, span{start: start, end: end, rule: privateKeyID})
+		out = append(out, span{start: start, end: end, rule: rule})
 		off = end
 	}
-	return privateKeyTails(text, out)
+	return out
 }
 
 // nextDashes finds the next "-----" at or after off and returns the start
@@ -54,10 +98,10 @@ func nextDashes(text string, off int) int {
 	return start
 }
 
-// privateKeyTails appends a span for every private key footer whose header
+// pemTails appends a span for every footer of a wanted block whose header
 // is missing (a diff hunk starting inside the block): from the first of the
 // key-material lines before the footer through the footer.
-func privateKeyTails(text string, out []span) []span {
+func pemTails(text string, want func(label string) bool, rule string, out []span) []span {
 	for off := 0; off < len(text); {
 		f := nextDashes(text, off)
 		if f < 0 {
@@ -70,7 +114,7 @@ func privateKeyTails(text string, out []span) []span {
 		off += len("end")
 		lineEnd := indexByteFrom(text, f, '\n')
 		close := strings.Index(text[off:lineEnd], "-----")
-		if close < 0 || !containsFold(text[off:off+close], "private key") {
+		if close < 0 || !want(text[off:off+close]) {
 			continue
 		}
 		end := off + close + 5
@@ -91,7 +135,7 @@ func privateKeyTails(text string, out []span) []span {
 			}
 			ls = prev
 		}
-		out = append(out, span{start: start, end: end, rule: privateKeyID})
+		out = append(out, span{start: start, end: end, rule: rule})
 		off = end
 	}
 	return out
@@ -106,7 +150,7 @@ func coveredBySpans(pos int, spans []span) bool {
 	return false
 }
 
-// pemBlockEnd returns the end offset of a private key block whose header
+// pemBlockEnd returns the end offset of a PEM block whose header
 // ends at p, on a line ending at lineEnd.
 func pemBlockEnd(text string, p, lineEnd int) int {
 	rest := text[p:lineEnd]

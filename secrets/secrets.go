@@ -353,7 +353,7 @@ func (s *Scanner) spans(text string, config bool) []span {
 	out = highEntropySpans(text, out)
 	out = assignmentSpans(text, config, out)
 	out = urlPasswordSpans(text, out)
-	return out
+	return withoutPublic(text, out)
 }
 
 // appendFindingSpans appends a span for every occurrence in text of the

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	mrand "math/rand/v2"
@@ -536,4 +537,80 @@ func TestQuiet(t *testing.T) {
 	if lvl := logging.Logger.GetLevel(); lvl != zerolog.Disabled {
 		t.Errorf("gitleaks logger level %v, want disabled", lvl)
 	}
+}
+
+// armor wraps random bytes as an ASCII-armored block of the given label,
+// 64 base64 characters a line, as gpg and openssl write them.
+func armor(rng *mrand.Rand, label string, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	enc := base64.StdEncoding.EncodeToString(b)
+	var sb strings.Builder
+	sb.WriteString("-----BEGIN " + label + "-----\n\n")
+	for len(enc) > 64 {
+		sb.WriteString(enc[:64] + "\n")
+		enc = enc[64:]
+	}
+	sb.WriteString(enc + "\n-----END " + label + "-----\n")
+	return sb.String()
+}
+
+// Public keys, certificates and signatures look random but are published
+// on purpose: a commit that updates a release's signing key or signatures
+// keeps them, and reports no secret.
+func TestRedactKeepsPublicBlocks(t *testing.T) {
+	s := newScanner(t)
+	rng := mrand.New(mrand.NewPCG(7, 7))
+	k, err := x509.ParsePKCS1PrivateKey(mustPEM(t, rsaKeyPEM(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&k.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := map[string]string{
+		"PGP public key": armor(rng, "PGP PUBLIC KEY BLOCK", 1200),
+		"PGP signature":  armor(rng, "PGP SIGNATURE", 560),
+		"PKIX public":    string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub})),
+		"certificate":    armor(rng, "CERTIFICATE", 900),
+	}
+	for name, block := range blocks {
+		lines := strings.Split(strings.TrimSuffix(block, "\n"), "\n")
+		forms := map[string]string{
+			"plain":             block,
+			"added lines":       prefixLines(block, "+"),
+			"cut by hunk start": prefixLines(strings.Join(lines[4:], "\n")+"\n", "-"),
+		}
+		for form, text := range forms {
+			t.Run(name+"/"+form, func(t *testing.T) {
+				if out, ids := s.Redact(text); out != text || len(ids) != 0 {
+					t.Errorf("redacted %q:\n%s", ids, out)
+				}
+			})
+		}
+	}
+	t.Run("beside a private key", func(t *testing.T) {
+		key := rsaKeyPEM(t)
+		text := blocks["PGP signature"] + key
+		out, ids := s.Redact(text)
+		assertNoKeyMaterial(t, out, key)
+		if !slices.Contains(ids, "private-key") {
+			t.Errorf("ids = %q, want private-key", ids)
+		}
+		if !strings.HasPrefix(out, blocks["PGP signature"]) {
+			t.Errorf("the signature was changed:\n%s", out)
+		}
+	})
+}
+
+func mustPEM(t *testing.T, text string) []byte {
+	t.Helper()
+	b, _ := pem.Decode([]byte(text))
+	if b == nil {
+		t.Fatal("no PEM block")
+	}
+	return b.Bytes
 }
