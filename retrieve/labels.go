@@ -87,7 +87,7 @@ func (s *Searcher) label(ctx context.Context, a *Answer) (err error) {
 	cutoff := s.opts.Now().AddDate(0, 0, -s.opts.StaleDays).Unix()
 	for i := range a.Items { // in rank order: the run's budget goes to the best results first
 		it := &a.Items[i]
-		if it.Gone, err = goneFiles(ctx, w.q, it.Commit); err != nil {
+		if it.Gone, it.Moved, err = goneFiles(ctx, w.q, it.Commit); err != nil {
 			return fmt.Errorf("gone label %s: %w", it.Commit, err)
 		}
 		var when int64
@@ -133,9 +133,11 @@ func LineSurvival(ctx context.Context, db *sql.DB, hash string) (_ []Survival, e
 }
 
 // goneFiles lists the commit's files whose newest change deleted them or
-// that a later rename moved away (a copy leaves its source in place).
-func goneFiles(ctx context.Context, q store.Querier, hash string) ([]string, error) {
+// that a later rename moved away (a copy leaves its source in place), and,
+// for those a rename moved, the path the file has now.
+func goneFiles(ctx context.Context, q store.Querier, hash string) ([]string, map[string]string, error) {
 	var gone []string
+	away := map[string]int64{}
 	err := store.EachRow(ctx, q, `SELECT f.path,
 		COALESCE((SELECT g.commit_id FROM file_changes g JOIN commits k ON k.id = g.commit_id
 			WHERE g.path = f.path AND k.rewritten = 0 ORDER BY g.commit_id DESC LIMIT 1), 0),
@@ -154,7 +156,64 @@ func goneFiles(ctx context.Context, q store.Querier, hash string) ([]string, err
 			if status == "deleted" || movedAway > last {
 				gone = append(gone, path)
 			}
+			if movedAway > last {
+				away[path] = movedAway
+			}
 			return nil
 		})
-	return gone, err
+	if err != nil || len(away) == 0 {
+		return gone, nil, err
+	}
+	moved := map[string]string{}
+	for _, p := range gone {
+		if id, ok := away[p]; ok {
+			to, err := renamedTo(ctx, q, p, id)
+			if err != nil {
+				return nil, nil, err
+			}
+			if to != "" {
+				moved[p] = to
+			}
+		}
+	}
+	return gone, moved, nil
+}
+
+// maxRenameHops bounds the renames followed from a moved file to its
+// path now (jq's builtin.c went to src/builtin.c in one; a file that
+// moves back and forth must not loop).
+const maxRenameHops = 8
+
+// renamedTo follows the file at path, which the commit with id renamed
+// away, through its later renames to the path it has now; "" when a later
+// change deleted it or the renames run past maxRenameHops.
+func renamedTo(ctx context.Context, q store.Querier, path string, id int64) (string, error) {
+	for range maxRenameHops {
+		var to string
+		if err := q.QueryRowContext(ctx, `SELECT g.path FROM file_changes g JOIN commits k ON k.id = g.commit_id
+			WHERE g.commit_id = ? AND g.old_path = ? AND g.status = 'renamed' ORDER BY g.seq LIMIT 1`, id, path).Scan(&to); err != nil {
+			return "", fmt.Errorf("rename of %s: %w", path, err)
+		}
+		var next int64
+		var status string
+		err := q.QueryRowContext(ctx, `SELECT
+			COALESCE((SELECT g.commit_id FROM file_changes g JOIN commits k ON k.id = g.commit_id
+				WHERE g.old_path = ?1 AND g.status = 'renamed' AND g.commit_id > ?2 AND k.rewritten = 0
+				ORDER BY g.commit_id LIMIT 1), 0),
+			COALESCE((SELECT g.status FROM file_changes g JOIN commits k ON k.id = g.commit_id
+				WHERE g.path = ?1 AND k.rewritten = 0 ORDER BY g.commit_id DESC, g.seq DESC LIMIT 1), '')`,
+			to, id).Scan(&next, &status)
+		if err != nil {
+			return "", fmt.Errorf("after the rename of %s: %w", path, err)
+		}
+		switch {
+		case next > 0:
+			path, id = to, next
+		case status == "deleted":
+			return "", nil
+		default:
+			return to, nil
+		}
+	}
+	return "", nil
 }

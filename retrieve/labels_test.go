@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -166,22 +167,28 @@ func TestDeleteOnlyCommitNotStale(t *testing.T) {
 }
 
 // TestGone: deleted and renamed-away files are gone; a copied, changed or
-// re-created file is not.
+// re-created file is not. A moved file's label says where it is now,
+// through every later rename, unless a later change deleted it.
 func TestGone(t *testing.T) {
 	g := gittest.New(t)
 	body := func(p string) string { return labelText(labelLines(p, 1, 30)) }
-	for _, p := range []string{"deleted.go", "moved.go", "copied.go", "changed.go", "recreated.go"} {
+	for _, p := range []string{"deleted.go", "moved.go", "copied.go", "changed.go", "recreated.go", "twice.go", "moved-deleted.go"} {
 		g.Write(p, body(p))
 	}
 	a := g.Commit("add the files")
 	g.Git("rm", "-q", "deleted.go", "recreated.go")
 	g.Git("mv", "moved.go", "moved-to.go")
+	g.Git("mv", "twice.go", "once.go")
+	g.Git("mv", "moved-deleted.go", "doomed.go")
 	g.Write("copy.go", body("copied.go"))
 	g.Write("copied.go", body("copied.go")+"// one more\n")
 	g.Write("changed.go", body("changed.go")+"// one more\n")
 	g.Commit("delete, move, copy and change")
 	g.Write("recreated.go", "package again\n")
 	g.Commit("re-create recreated.go")
+	g.Git("mv", "once.go", "twice-now.go")
+	g.Git("rm", "-q", "doomed.go")
+	g.Commit("move once.go again, delete doomed.go")
 	st := indexRepo(t, g)
 
 	var status string
@@ -189,8 +196,14 @@ func TestGone(t *testing.T) {
 		t.Fatalf("copy.go stored as %q (%v); the fixture needs a detected copy", status, err)
 	}
 	items := labelsOf(t, st, a)
-	if want := []string{"deleted.go", "moved.go"}; !slices.Equal(items[0].Gone, want) {
+	if want := []string{"deleted.go", "moved-deleted.go", "moved.go", "twice.go"}; !slices.Equal(slices.Sorted(slices.Values(items[0].Gone)), want) {
 		t.Errorf("gone %v, want %v", items[0].Gone, want)
+	}
+	if want := map[string]string{"moved.go": "moved-to.go", "twice.go": "twice-now.go"}; !maps.Equal(items[0].Moved, want) {
+		t.Errorf("moved %v, want %v", items[0].Moved, want)
+	}
+	if got, want := items[0].GoneText(), "twice-now.go"; !strings.Contains(got, "twice.go → "+want) || !strings.Contains(got, "deleted.go gone") {
+		t.Errorf("GoneText() = %q", got)
 	}
 	if sv := survivalOf(t, st, a, "deleted.go"); sv.Alive != 0 || sv.Now != "" {
 		t.Errorf("survival in the deleted file = %+v, want none alive", sv)

@@ -1,5 +1,7 @@
 package retrieve
 
+import "strings"
+
 // The types that flow between the hybrid search (search.go), the keyword
 // index (keyword.go) and the Context Pack builder (pack.go).
 
@@ -39,9 +41,11 @@ type Item struct {
 	Why []string `json:"why,omitempty"`
 	// Stale marks a result older than the stale threshold whose added
 	// lines have mostly been rewritten since; Gone lists its
-	// files that no longer exist at the head.
-	Stale bool     `json:"stale,omitempty"`
-	Gone  []string `json:"gone,omitempty"`
+	// files that no longer exist at the head, and Moved, of those, the
+	// ones that renames took elsewhere, with the path they have now.
+	Stale bool              `json:"stale,omitempty"`
+	Gone  []string          `json:"gone,omitempty"`
+	Moved map[string]string `json:"moved,omitempty"`
 	// Tier is seed 004's Hard Memory or Soft Notes ("hard", "soft") and
 	// Confidence its S1 (high) to S3 (low); set by Grade (grade.go).
 	Tier       string `json:"tier,omitempty"`
@@ -64,4 +68,18 @@ type PackInput struct {
 	// Clarify is seed 001's clarify suggestion, when critical information
 	// is missing.
 	Clarify string
+}
+
+// GoneText says where each of the item's gone files went: "a.c → src/a.c"
+// for a file a rename moved, "a.c gone" for one deleted since.
+func (it Item) GoneText() string {
+	parts := make([]string, len(it.Gone))
+	for i, p := range it.Gone {
+		if to, ok := it.Moved[p]; ok {
+			parts[i] = p + " → " + to
+		} else {
+			parts[i] = p + " gone"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

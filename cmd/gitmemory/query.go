@@ -134,7 +134,7 @@ func printAnswer(w io.Writer, a *retrieve.Answer) {
 			flags += " [stale?]"
 		}
 		if len(it.Gone) > 0 {
-			flags += " [source may be outdated: " + strings.Join(it.Gone, ", ") + " gone]"
+			flags += " [source may be outdated: " + it.GoneText() + "]"
 		}
 		fmt.Fprintf(w, "%s %.3f  %s%s\n", short(it.Commit), it.Score, strings.Join(it.Why, ", "), flags)
 	}
@@ -181,7 +181,7 @@ func answerMarkdown(w io.Writer, a *retrieve.Answer) {
 			marks = append(marks, "stale?")
 		}
 		if len(it.Gone) > 0 {
-			marks = append(marks, "source may be outdated: "+strings.Join(it.Gone, ", ")+" gone")
+			marks = append(marks, "source may be outdated: "+it.GoneText())
 		}
 		rows[i] = []string{fmt.Sprint(i + 1), code(short(it.Commit)), fmt.Sprintf("%.3f", it.Score), strings.Join(it.Why, ", "), strings.Join(marks, "; ")}
 	}
