@@ -107,6 +107,24 @@ func TestSyncPathRegisters(t *testing.T) {
 	if _, errOut, code := cli(t, home, "add", g.Dir); code == 0 || !strings.Contains(errOut, "already registered") {
 		t.Errorf("second add: %d %q", code, errOut)
 	}
+	// The same directory name elsewhere: taken, so it takes --name.
+	other := sample(t)
+	renamed := filepath.Join(t.TempDir(), filepath.Base(g.Dir))
+	if err := os.Rename(other.Dir, renamed); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := cli(t, home, "sync", renamed); code == 0 || !strings.Contains(errOut, "--name NAME") {
+		t.Errorf("sync of a second %s: %d %q, want advice to register under another name", filepath.Base(g.Dir), code, errOut)
+	}
+	if out, errOut, code := cli(t, home, "sync", renamed, "--name", "other"); code != 0 || !strings.Contains(errOut, `as "other"`) || !strings.Contains(out, "2 commits indexed") {
+		t.Errorf("sync PATH --name: %d %q %q", code, out, errOut)
+	}
+	if _, errOut, code := cli(t, home, "sync", renamed, "--name", "third"); code == 0 || !strings.Contains(errOut, `registered as "other"`) {
+		t.Errorf("sync of a registered path under another name: %d %q", code, errOut)
+	}
+	if _, errOut, code := cli(t, home, "sync", "--name", "x"); code == 0 || !strings.Contains(errOut, "give its PATH") {
+		t.Errorf("sync --name without a path: %d %q", code, errOut)
+	}
 }
 
 func TestErrorsAreOneClearLine(t *testing.T) {

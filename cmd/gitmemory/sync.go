@@ -18,6 +18,7 @@ import (
 
 func (a *app) syncCmd() *cobra.Command {
 	var quiet bool
+	var name string
 	var out outputFlags
 	var workers int
 	var pf policyFlags
@@ -38,6 +39,7 @@ it is registered, else every registered repository. A PATH that is not
 registered yet is registered first (as 'gitmemory add PATH' would).`,
 		Example: `  gitmemory sync myproject
   gitmemory sync .                 # register if needed, then index
+  gitmemory sync ~/src/api2 --name api-v2
   gitmemory sync api --all-branches
   gitmemory sync --format json | jq '.[].indexed'`,
 		Args: cobra.MaximumNArgs(1),
@@ -51,7 +53,7 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 			if err != nil {
 				return err
 			}
-			names, err := a.syncTargets(c.Context(), h, args, pf.policy(c))
+			names, err := a.syncTargets(c.Context(), h, args, pf.policy(c), name)
 			if err != nil {
 				return err
 			}
@@ -102,6 +104,7 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 	}
 	out.register(c, formatText, formatText, formatJSON)
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	c.Flags().StringVar(&name, "name", "", "with a PATH not registered yet: the name to register it under (default: the directory's name)")
 	c.Flags().IntVar(&workers, "workers", 0, "extraction workers (default: number of CPUs)")
 	pf.register(c)
 	lf.register(c)
@@ -145,8 +148,11 @@ func (l *llmFlags) config() (*llm.Config, error) {
 }
 
 // syncTargets resolves the command's argument to repository names,
-// registering an unregistered repository path.
-func (a *app) syncTargets(ctx context.Context, h *memory.Home, args []string, pol memory.Policy) ([]string, error) {
+// registering an unregistered repository path (under name, when given).
+func (a *app) syncTargets(ctx context.Context, h *memory.Home, args []string, pol memory.Policy, name string) ([]string, error) {
+	if name != "" && len(args) == 0 {
+		return nil, fmt.Errorf("--name names a repository being registered: give its PATH too (gitmemory sync PATH --name NAME)")
+	}
 	if len(args) == 0 {
 		if wd, err := os.Getwd(); err == nil {
 			if name, err := h.Resolve(ctx, wd); err == nil {
@@ -164,15 +170,18 @@ func (a *app) syncTargets(ctx context.Context, h *memory.Home, args []string, po
 		}
 		return names, nil
 	}
-	name, err := h.Resolve(ctx, args[0])
+	known, err := h.Resolve(ctx, args[0])
 	if err == nil {
-		return []string{name}, nil
+		if name != "" && name != known {
+			return nil, fmt.Errorf("%s is registered as %q, not %q: sync it by that name", args[0], known, name)
+		}
+		return []string{known}, nil
 	}
 	if !errors.Is(err, memory.ErrUnknownRepo) || !looksLikePath(args[0]) {
 		// A bare word is a name: "unknown repository", with a suggestion.
 		return nil, err
 	}
-	r, err := h.Add(ctx, args[0], memory.AddOptions{Policy: pol})
+	r, err := h.Add(ctx, args[0], memory.AddOptions{Name: name, Policy: pol})
 	if err != nil {
 		return nil, err
 	}
