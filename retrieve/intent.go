@@ -116,13 +116,14 @@ func markerText(q string) string {
 // asks is what a question asks for, beyond its words: the things seed
 // 001's additive points reward only when they are asked for.
 type asks struct {
-	removal   bool // why or where something went
-	revert    bool // why a change was undone
-	rationale bool // a why: stated reasons answer it
-	security  bool // a security question: security changes answer it
-	recent    bool // the last days' changes
-	evolution bool // how something evolved: its origin answers it first
-	behaviour bool // why something behaves as it does now: a changed default answers it
+	removal   bool    // why or where something went
+	revert    bool    // why a change was undone
+	rationale bool    // a why: stated reasons answer it
+	security  bool    // a security question: security changes answer it
+	recent    bool    // the last days' changes
+	evolution bool    // how something evolved: its origin answers it first
+	behaviour bool    // why something behaves as it does now: a changed default answers it
+	when      windows // the times the question names: commits of then answer it
 }
 
 var (
@@ -152,5 +153,6 @@ func askedFor(q, intent string) asks {
 		recent:    hasMarker(t, recentMarkers),
 		evolution: hasMarker(t, evolutionMarkers),
 		behaviour: intent == IntentExplain && hasMarker(t, behaviourMarkers),
+		when:      whenWindows(q),
 	}
 }

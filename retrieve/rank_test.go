@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gitmemory/gitmemory/internal/gittest"
 )
@@ -196,6 +197,50 @@ func TestRankChangedDefaultForBehaviourQuestions(t *testing.T) {
 	} {
 		if got := changesDefault(subject); got != want {
 			t.Errorf("changesDefault(%q) = %v, want %v", subject, got, want)
+		}
+	}
+}
+
+// A question that says when something changed lifts the commits of that
+// time over ones that match as well from another year; without a time,
+// the better match stays first.
+func TestRankCommitsOfTheTimeTheQuestionNames(t *testing.T) {
+	g := gittest.New(t) // gittest's clock starts in March 2024, an hour a commit
+	g.Write("cache.go", "package cache\n\nfunc evict() {}\n")
+	early := g.Commit("Evict the oldest cache entries first\n\nThe cache drops its oldest entries when it is full.")
+	for range 24 * 366 {
+		g.Tick()
+	}
+	g.Write("cache.go", "package cache\n\nfunc evict() {}\n\nfunc full() bool { return false }\n")
+	later := g.Commit("Evict cache entries when the cache is full\n\nThe cache now evicts its entries at a size limit.")
+	s := newSearcher(t, g, true)
+	ctx := context.Background()
+	for q, want := range map[string]string{
+		"why did the cache start evicting entries when full in early 2024?": early,
+		"why did the cache start evicting entries in 2025?":                 later,
+	} {
+		a, err := s.Search(ctx, Request{Query: q})
+		if err != nil || len(a.Items) < 2 {
+			t.Fatalf("%q: %+v %v", q, a, err)
+		}
+		if a.Items[0].Commit != want {
+			t.Errorf("%q: top %s, want %s", q, a.Items[0].Commit, want)
+		}
+	}
+	d := func(y int, m time.Month) int64 { return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC).Unix() }
+	for q, want := range map[string]windows{
+		"it broke in 2019":                         {{d(2018, 12), d(2020, 2)}},
+		"in early 2019 it got slow":                {{d(2018, 12), d(2019, 7)}},
+		"around mid-2023":                          {{d(2023, 3), d(2023, 11)}},
+		"in late 2024":                             {{d(2024, 6), d(2025, 2)}},
+		"in December 2012 a switch appeared":       {{d(2012, 11), d(2013, 2)}},
+		"around 2012 and 2013 the reply vanished":  {{d(2011, 12), d(2014, 2)}},
+		"в начале 2019 года":                       {{d(2018, 12), d(2019, 7)}},
+		"the year 2000 problem, RFC 2822, C99, 42": {{d(1999, 12), d(2001, 2)}},
+		"no time at all":                           nil,
+	} {
+		if got := whenWindows(q); !slices.Equal(got, want) {
+			t.Errorf("whenWindows(%q) = %v, want %v", q, got, want)
 		}
 	}
 }

@@ -80,6 +80,10 @@ func (s *Searcher) rank(cs *candSet, intent, raw string, asks asks, entities []s
 			rel *= defaultLift
 			c.why = append(c.why, "changes a default")
 		}
+		if asks.when.holds(c.time) {
+			rel *= whenLift
+			c.why = append(c.why, "made when the question says")
+		}
 		if rel == 0 && c.relation == 0 {
 			continue
 		}
