@@ -80,6 +80,9 @@ func (s *Searcher) rank(cs *candSet, intent, raw string, asks asks, entities []s
 			rel *= defaultLift
 			c.why = append(c.why, "changes a default")
 		}
+		if asks.revert && c.class == "revert" {
+			rel *= revertLift
+		}
 		if asks.when.holds(c.time) {
 			rel *= whenLift
 			c.why = append(c.why, "made when the question says")
