@@ -137,7 +137,11 @@ func LineSurvival(ctx context.Context, db *sql.DB, hash string) (_ []Survival, e
 // for those a rename moved, the path the file has now.
 func goneFiles(ctx context.Context, q store.Querier, hash string) ([]string, map[string]string, error) {
 	var gone []string
-	away := map[string]int64{}
+	type move struct {
+		id int64
+		to string
+	}
+	away := map[string]move{}
 	err := store.EachRow(ctx, q, `SELECT f.path,
 		COALESCE((SELECT g.commit_id FROM file_changes g JOIN commits k ON k.id = g.commit_id
 			WHERE g.path = f.path AND k.rewritten = 0 ORDER BY g.commit_id DESC LIMIT 1), 0),
@@ -145,19 +149,22 @@ func goneFiles(ctx context.Context, q store.Querier, hash string) ([]string, map
 			WHERE g.path = f.path AND k.rewritten = 0 ORDER BY g.commit_id DESC, g.seq DESC LIMIT 1), ''),
 		COALESCE((SELECT g.commit_id FROM file_changes g JOIN commits k ON k.id = g.commit_id
 			WHERE g.old_path = f.path AND g.old_path != '' AND g.status = 'renamed' AND k.rewritten = 0
-			ORDER BY g.commit_id DESC LIMIT 1), 0)
+			ORDER BY g.commit_id DESC, g.seq LIMIT 1), 0),
+		COALESCE((SELECT g.path FROM file_changes g JOIN commits k ON k.id = g.commit_id
+			WHERE g.old_path = f.path AND g.old_path != '' AND g.status = 'renamed' AND k.rewritten = 0
+			ORDER BY g.commit_id DESC, g.seq LIMIT 1), '')
 		FROM file_changes f JOIN commits c ON c.id = f.commit_id WHERE c.hash = ? ORDER BY f.seq LIMIT ?`,
 		[]any{hash, labelFiles}, func(r *sql.Rows) error {
-			var path, status string
+			var path, status, to string
 			var last, movedAway int64
-			if err := r.Scan(&path, &last, &status, &movedAway); err != nil {
+			if err := r.Scan(&path, &last, &status, &movedAway, &to); err != nil {
 				return err
 			}
 			if status == "deleted" || movedAway > last {
 				gone = append(gone, path)
 			}
 			if movedAway > last {
-				away[path] = movedAway
+				away[path] = move{movedAway, to}
 			}
 			return nil
 		})
@@ -166,8 +173,8 @@ func goneFiles(ctx context.Context, q store.Querier, hash string) ([]string, map
 	}
 	moved := map[string]string{}
 	for _, p := range gone {
-		if id, ok := away[p]; ok {
-			to, err := renamedTo(ctx, q, p, id)
+		if m, ok := away[p]; ok {
+			to, err := whereNow(ctx, q, m.to, m.id)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -184,35 +191,37 @@ func goneFiles(ctx context.Context, q store.Querier, hash string) ([]string, map
 // moves back and forth must not loop).
 const maxRenameHops = 8
 
-// renamedTo follows the file at path, which the commit with id renamed
-// away, through its later renames to the path it has now; "" when a later
-// change deleted it or the renames run past maxRenameHops.
-func renamedTo(ctx context.Context, q store.Querier, path string, id int64) (string, error) {
+// whereNow follows the file that a rename at commit id put at path
+// through its later renames to the path it has now; "" when a later
+// change deleted it or the renames run past maxRenameHops. One query a
+// rename: a mass rename (git/git's manuals from .txt to .adoc) makes
+// every result's files moved ones.
+func whereNow(ctx context.Context, q store.Querier, path string, id int64) (string, error) {
 	for range maxRenameHops {
-		var to string
-		if err := q.QueryRowContext(ctx, `SELECT g.path FROM file_changes g JOIN commits k ON k.id = g.commit_id
-			WHERE g.commit_id = ? AND g.old_path = ? AND g.status = 'renamed' ORDER BY g.seq LIMIT 1`, id, path).Scan(&to); err != nil {
-			return "", fmt.Errorf("rename of %s: %w", path, err)
-		}
 		var next int64
-		var status string
+		var to, status string
+		// old_path != '': the old_path index is partial, and without
+		// it SQLite walks every change after id.
 		err := q.QueryRowContext(ctx, `SELECT
 			COALESCE((SELECT g.commit_id FROM file_changes g JOIN commits k ON k.id = g.commit_id
-				WHERE g.old_path = ?1 AND g.status = 'renamed' AND g.commit_id > ?2 AND k.rewritten = 0
-				ORDER BY g.commit_id LIMIT 1), 0),
+				WHERE g.old_path = ?1 AND g.old_path != '' AND g.status = 'renamed' AND g.commit_id > ?2 AND k.rewritten = 0
+				ORDER BY g.commit_id, g.seq LIMIT 1), 0),
+			COALESCE((SELECT g.path FROM file_changes g JOIN commits k ON k.id = g.commit_id
+				WHERE g.old_path = ?1 AND g.old_path != '' AND g.status = 'renamed' AND g.commit_id > ?2 AND k.rewritten = 0
+				ORDER BY g.commit_id, g.seq LIMIT 1), ''),
 			COALESCE((SELECT g.status FROM file_changes g JOIN commits k ON k.id = g.commit_id
 				WHERE g.path = ?1 AND k.rewritten = 0 ORDER BY g.commit_id DESC, g.seq DESC LIMIT 1), '')`,
-			to, id).Scan(&next, &status)
+			path, id).Scan(&next, &to, &status)
 		if err != nil {
-			return "", fmt.Errorf("after the rename of %s: %w", path, err)
+			return "", fmt.Errorf("after the rename to %s: %w", path, err)
 		}
 		switch {
-		case next > 0:
+		case next > 0 && to != "":
 			path, id = to, next
 		case status == "deleted":
 			return "", nil
 		default:
-			return to, nil
+			return path, nil
 		}
 	}
 	return "", nil

@@ -202,8 +202,10 @@ func TestGone(t *testing.T) {
 	if want := map[string]string{"moved.go": "moved-to.go", "twice.go": "twice-now.go"}; !maps.Equal(items[0].Moved, want) {
 		t.Errorf("moved %v, want %v", items[0].Moved, want)
 	}
-	if got, want := items[0].GoneText(), "twice-now.go"; !strings.Contains(got, "twice.go → "+want) || !strings.Contains(got, "deleted.go gone") {
-		t.Errorf("GoneText() = %q", got)
+	if got, want := items[0].GoneText(), "twice-now.go"; !strings.Contains(got, "deleted.go gone") || !strings.HasSuffix(got, ", 1 more") {
+		t.Errorf("GoneText() = %q, want the first three named and 1 more", got)
+	} else if all := (Item{Gone: items[0].Gone[2:], Moved: items[0].Moved}).GoneText(); !strings.Contains(all, "twice.go → "+want) {
+		t.Errorf("GoneText() of the last two = %q", all)
 	}
 	if sv := survivalOf(t, st, a, "deleted.go"); sv.Alive != 0 || sv.Now != "" {
 		t.Errorf("survival in the deleted file = %+v, want none alive", sv)

@@ -1,6 +1,9 @@
 package retrieve
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // The types that flow between the hybrid search (search.go), the keyword
 // index (keyword.go) and the Context Pack builder (pack.go).
@@ -70,16 +73,23 @@ type PackInput struct {
 	Clarify string
 }
 
-// GoneText says where each of the item's gone files went: "a.c → src/a.c"
-// for a file a rename moved, "a.c gone" for one deleted since.
+// GoneText says where the item's gone files went: "a.c → src/a.c" for
+// a file a rename moved, "a.c gone" for one deleted since; the first
+// goneShown of them, then how many more (a mass rename moves dozens).
 func (it Item) GoneText() string {
-	parts := make([]string, len(it.Gone))
-	for i, p := range it.Gone {
+	var parts []string
+	for _, p := range it.Gone[:min(len(it.Gone), goneShown)] {
 		if to, ok := it.Moved[p]; ok {
-			parts[i] = p + " → " + to
+			parts = append(parts, p+" → "+to)
 		} else {
-			parts[i] = p + " gone"
+			parts = append(parts, p+" gone")
 		}
+	}
+	if more := len(it.Gone) - goneShown; more > 0 {
+		parts = append(parts, fmt.Sprintf("%d more", more))
 	}
 	return strings.Join(parts, ", ")
 }
+
+// goneShown is how many gone files GoneText names.
+const goneShown = 3
