@@ -124,6 +124,7 @@ type asks struct {
 	evolution bool    // how something evolved: its origin answers it first
 	behaviour bool    // why something behaves as it does now: a changed default answers it
 	when      windows // the times the question names: commits of then answer it
+	feature   bool    // where a capability came from: the commit that added it answers it
 }
 
 var (
@@ -138,6 +139,12 @@ var (
 		"flip", "switch", "changed", "default", "out of the box", "these days", "years ago", "stopped",
 		"started", "unless", "on its own", "automatically", "without asking", "older version", "earlier version",
 		"теперь", "раньше", "по умолчанию", "больше не"}
+	// featureMarkers are words of a question about where a capability
+	// came from ("when did it gain", "which change added", "since when").
+	featureMarkers = []string{"when did", "when was", "since when", "which change added", "which change let",
+		"which change introduced", "which commit introduced", "where did", "introduc", "first added", "came from",
+		"come from", "gain", "become possible", "became possible", "start shipping", "start accepting",
+		"когда появил", "когда добавил", "откуда взял", "какой коммит добавил"}
 	evolutionMarkers = []string{"evolve", "evolution", "history of", "over time", "over the years", "first added",
 		"first introduced", "came to be", "changed over", "развива", "эволюц", "истори"}
 )
@@ -154,5 +161,6 @@ func askedFor(q, intent string) asks {
 		evolution: hasMarker(t, evolutionMarkers),
 		behaviour: intent == IntentExplain && hasMarker(t, behaviourMarkers),
 		when:      whenWindows(q),
+		feature:   hasMarker(t, featureMarkers),
 	}
 }

@@ -244,3 +244,32 @@ func TestRankCommitsOfTheTimeTheQuestionNames(t *testing.T) {
 		}
 	}
 }
+
+// A question about where a capability came from prefers the commit that
+// added it over a later fix that matches as well; a question about a
+// failure keeps the fix first.
+func TestRankFeatureCommitsForWhereACapabilityCameFrom(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("cache.go", "package cache\n\nfunc evict() {}\n")
+	added := g.Commit("Add eviction of old entries to the cache")
+	g.Write("cache.go", "package cache\n\nfunc evict() { _ = 1 }\n")
+	fixed := g.Commit("Fix eviction of old entries in the cache")
+	s := newSearcher(t, g, true)
+	ctx := context.Background()
+	for q, want := range map[string]string{
+		"when did the cache gain eviction of old entries?":     added,
+		"why does eviction of old entries in the cache break?": fixed,
+	} {
+		a, err := s.Search(ctx, Request{Query: q})
+		if err != nil || len(a.Items) < 2 {
+			t.Fatalf("%q: %+v %v", q, a, err)
+		}
+		if a.Items[0].Commit != want {
+			t.Errorf("%q: top %s, want %s", q, a.Items[0].Commit, want)
+		}
+	}
+	if !askedFor("since when can scripts encode JSON?", IntentResearch).feature ||
+		askedFor("why was the JSON encoder added to scripts?", IntentExplain).feature {
+		t.Error("askedFor: feature wants a question about where a capability came from")
+	}
+}
