@@ -67,8 +67,8 @@ func (s *Searcher) reverts(ctx context.Context, cs *candSet, mode Mode) error {
 			c.removal = max(c.removal, removalShare*rel)
 			c.why = append(c.why, "reverted "+src.hash[:7])
 		}
-		undone, ok := strings.CutPrefix(src.subject, `Revert "`)
-		if undone, ok = strings.CutSuffix(undone, `"`); !ok || undone == "" {
+		undone, ok := undoneSubject(src.subject)
+		if !ok {
 			continue
 		}
 		orig, err := store.Strings(ctx, s.st.DB, `SELECT hash FROM commits WHERE subject = ? AND id < ? LIMIT 10`, undone, src.id)
@@ -82,4 +82,31 @@ func (s *Searcher) reverts(ctx context.Context, cs *candSet, mode Mode) error {
 		}
 	}
 	return s.details(ctx, cs)
+}
+
+// undoneSubject is the subject of the change a revert undid, as git
+// revert writes it (`Revert "<subject>"`), also with the pull request
+// number a forge's squash merge appends (`Revert "<subject>" (#123)`).
+func undoneSubject(subject string) (string, bool) {
+	rest, ok := strings.CutPrefix(subject, `Revert "`)
+	if !ok {
+		return "", false
+	}
+	if i := strings.LastIndex(rest, `" (#`); i >= 0 && strings.HasSuffix(rest, ")") && isDigits(rest[i+4:len(rest)-1]) {
+		rest = rest[:i+1]
+	}
+	undone, ok := strings.CutSuffix(rest, `"`)
+	if !ok || undone == "" {
+		return "", false
+	}
+	return undone, true
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

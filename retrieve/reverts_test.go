@@ -71,3 +71,22 @@ func TestSearchRevertFollowsBackToTheUndoneChange(t *testing.T) {
 		t.Errorf("items %+v: want the undone change %s in the top 2, found from its revert", a.Items, change)
 	}
 }
+
+func TestUndoneSubject(t *testing.T) {
+	for subject, want := range map[string]string{
+		`Revert "Allow .[-1] in path expressions"`:         "Allow .[-1] in path expressions",
+		`Revert "Add GET endpoints" (#2871)`:               "Add GET endpoints",
+		`Revert "Revert "Use the new parser""`:             `Revert "Use the new parser"`,
+		`Revert "quote the "editor" command (#12)" (#345)`: `quote the "editor" command (#12)`,
+		`Revert "" (#1)`:             "",
+		`Revert the new parser`:      "",
+		`Revert "unterminated`:       "",
+		`Revert "Keep (#x)" (#12a)`:  "",
+		`Fix: revert "foo" handling`: "",
+	} {
+		got, ok := undoneSubject(subject)
+		if got != want || ok != (want != "") {
+			t.Errorf("undoneSubject(%q) = %q, %v; want %q", subject, got, ok, want)
+		}
+	}
+}
