@@ -169,19 +169,10 @@ func TestRankChangedDefaultForBehaviourQuestions(t *testing.T) {
 	g.Write("README.md", "log\n")
 	g.Commit("Describe the logger")
 	s := newSearcher(t, g, true)
-	ctx := context.Background()
-	for q, want := range map[string]string{
+	wantTops(t, s, map[string]string{
 		"why is the log output in colour now on my terminal?": flipped,
 		"where does the log output get colours on terminals?": built,
-	} {
-		a, err := s.Search(ctx, Request{Query: q})
-		if err != nil || len(a.Items) < 2 {
-			t.Fatalf("%q: %+v %v", q, a, err)
-		}
-		if a.Items[0].Commit != want {
-			t.Errorf("%q: top %s, want %s", q, a.Items[0].Commit, want)
-		}
-	}
+	})
 	if !askedFor("why does it no longer page the output?", IntentExplain).behaviour ||
 		askedFor("why does the parser crash on empty input?", IntentExplain).behaviour ||
 		askedFor("what changed the default pager", IntentResearch).behaviour {
@@ -214,19 +205,10 @@ func TestRankCommitsOfTheTimeTheQuestionNames(t *testing.T) {
 	g.Write("cache.go", "package cache\n\nfunc evict() {}\n\nfunc full() bool { return false }\n")
 	later := g.Commit("Evict cache entries when the cache is full\n\nThe cache now evicts its entries at a size limit.")
 	s := newSearcher(t, g, true)
-	ctx := context.Background()
-	for q, want := range map[string]string{
+	wantTops(t, s, map[string]string{
 		"why did the cache start evicting entries when full in early 2024?": early,
 		"why did the cache start evicting entries in 2025?":                 later,
-	} {
-		a, err := s.Search(ctx, Request{Query: q})
-		if err != nil || len(a.Items) < 2 {
-			t.Fatalf("%q: %+v %v", q, a, err)
-		}
-		if a.Items[0].Commit != want {
-			t.Errorf("%q: top %s, want %s", q, a.Items[0].Commit, want)
-		}
-	}
+	})
 	d := func(y int, m time.Month) int64 { return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC).Unix() }
 	for q, want := range map[string]windows{
 		"it broke in 2019":                         {{d(2018, 12), d(2020, 2)}},
@@ -255,21 +237,26 @@ func TestRankFeatureCommitsForWhereACapabilityCameFrom(t *testing.T) {
 	g.Write("cache.go", "package cache\n\nfunc evict() { _ = 1 }\n")
 	fixed := g.Commit("Fix eviction of old entries in the cache")
 	s := newSearcher(t, g, true)
-	ctx := context.Background()
-	for q, want := range map[string]string{
+	wantTops(t, s, map[string]string{
 		"when did the cache gain eviction of old entries?":     added,
 		"why does eviction of old entries in the cache break?": fixed,
-	} {
-		a, err := s.Search(ctx, Request{Query: q})
+	})
+	if !askedFor("since when can scripts encode JSON?", IntentResearch).feature ||
+		askedFor("why was the JSON encoder added to scripts?", IntentExplain).feature {
+		t.Error("askedFor: feature wants a question about where a capability came from")
+	}
+}
+
+// wantTops asks each question and checks which commit comes first.
+func wantTops(t *testing.T, s *Searcher, tops map[string]string) {
+	t.Helper()
+	for q, want := range tops {
+		a, err := s.Search(context.Background(), Request{Query: q})
 		if err != nil || len(a.Items) < 2 {
 			t.Fatalf("%q: %+v %v", q, a, err)
 		}
 		if a.Items[0].Commit != want {
 			t.Errorf("%q: top %s, want %s", q, a.Items[0].Commit, want)
 		}
-	}
-	if !askedFor("since when can scripts encode JSON?", IntentResearch).feature ||
-		askedFor("why was the JSON encoder added to scripts?", IntentExplain).feature {
-		t.Error("askedFor: feature wants a question about where a capability came from")
 	}
 }
