@@ -202,21 +202,18 @@ func whereNow(ctx context.Context, q store.Querier, path string, id int64) (stri
 		var to, status string
 		// old_path != '': the old_path index is partial, and without
 		// it SQLite walks every change after id.
-		err := q.QueryRowContext(ctx, `SELECT
-			COALESCE((SELECT g.commit_id FROM file_changes g JOIN commits k ON k.id = g.commit_id
-				WHERE g.old_path = ?1 AND g.old_path != '' AND g.status = 'renamed' AND g.commit_id > ?2 AND k.rewritten = 0
-				ORDER BY g.commit_id, g.seq LIMIT 1), 0),
-			COALESCE((SELECT g.path FROM file_changes g JOIN commits k ON k.id = g.commit_id
-				WHERE g.old_path = ?1 AND g.old_path != '' AND g.status = 'renamed' AND g.commit_id > ?2 AND k.rewritten = 0
-				ORDER BY g.commit_id, g.seq LIMIT 1), ''),
+		err := q.QueryRowContext(ctx, `SELECT COALESCE(n.commit_id, 0), COALESCE(n.path, ''),
 			COALESCE((SELECT g.status FROM file_changes g JOIN commits k ON k.id = g.commit_id
-				WHERE g.path = ?1 AND k.rewritten = 0 ORDER BY g.commit_id DESC, g.seq DESC LIMIT 1), '')`,
+				WHERE g.path = ?1 AND k.rewritten = 0 ORDER BY g.commit_id DESC, g.seq DESC LIMIT 1), '')
+			FROM (SELECT 1) LEFT JOIN (SELECT g.commit_id, g.path FROM file_changes g JOIN commits k ON k.id = g.commit_id
+				WHERE g.old_path = ?1 AND g.old_path != '' AND g.status = 'renamed' AND g.commit_id > ?2 AND k.rewritten = 0
+				ORDER BY g.commit_id, g.seq LIMIT 1) n`,
 			path, id).Scan(&next, &to, &status)
 		if err != nil {
 			return "", fmt.Errorf("after the rename to %s: %w", path, err)
 		}
 		switch {
-		case next > 0 && to != "":
+		case next > 0:
 			path, id = to, next
 		case status == "deleted":
 			return "", nil

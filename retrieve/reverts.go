@@ -92,21 +92,14 @@ func undoneSubject(subject string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if i := strings.LastIndex(rest, `" (#`); i >= 0 && strings.HasSuffix(rest, ")") && isDigits(rest[i+4:len(rest)-1]) {
-		rest = rest[:i+1]
+	if i := strings.LastIndex(rest, `" (#`); i >= 0 && strings.HasSuffix(rest, ")") {
+		if num := rest[i+4 : len(rest)-1]; num != "" && strings.Trim(num, "0123456789") == "" {
+			rest = rest[:i+1]
+		}
 	}
 	undone, ok := strings.CutSuffix(rest, `"`)
 	if !ok || undone == "" {
 		return "", false
 	}
 	return undone, true
-}
-
-func isDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
