@@ -1,6 +1,8 @@
 package retrieve
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -84,6 +86,22 @@ func ValidIntent(s string) bool {
 var removalMarkers = []string{"removed", "pulled out", "pulled from", "dropped", "deleted", "got rid", "gone",
 	"where did it go", "disappear", "удален", "удалил", "убрал", "убран", "пропал", "исчез"}
 
+// takenOutMarkers are the words of a question about why something was
+// taken out: the removal markers and the ways a user says it ("what made
+// them take that ability out", "why was the shortcut taken out"). They
+// lift the commits whose subject says they remove (removesSubject); the
+// removal markers alone decide which deletions are followed (removals),
+// where these would follow too many.
+var takenOutMarkers = append(slices.Clone(removalMarkers), "remove", "taken out", "take out", "took out",
+	"take that", "taking out", "stripped", "ripped out", "went away", "taken away", "scrapped", "abandon",
+	"убира", "выкину")
+
+// removesSubject matches a subject that says its commit takes something
+// out, after an optional "area: " prefix: "Completely remove mouse
+// support", "pqsort.c: remove the ... optimization", "Disable chain
+// commands".
+var removesSubject = regexp.MustCompile(`(?i)^(\S+: )?\s*(completely |partially )?(remove|removed|removes|drop|dropped|delete|deleted|disable|disabled|kill|get rid|rip out|deprecate)\b`)
+
 // asksRemoval reports whether the question asks why or where something went.
 func asksRemoval(q string) bool { return hasMarker(markerText(q), removalMarkers) }
 
@@ -117,6 +135,7 @@ func markerText(q string) string {
 // 001's additive points reward only when they are asked for.
 type asks struct {
 	removal   bool    // why or where something went
+	takenOut  bool    // why something was taken out: a commit that says it removes answers it
 	revert    bool    // why a change was undone
 	rationale bool    // a why: stated reasons answer it
 	security  bool    // a security question: security changes answer it
@@ -154,6 +173,7 @@ func askedFor(q, intent string) asks {
 	t := markerText(q)
 	return asks{
 		removal:   hasMarker(t, removalMarkers),
+		takenOut:  hasMarker(t, takenOutMarkers),
 		revert:    hasMarker(t, revertMarkers),
 		rationale: intent == IntentExplain,
 		security:  hasMarker(t, securityMarkers),

@@ -247,6 +247,33 @@ func TestRankFeatureCommitsForWhereACapabilityCameFrom(t *testing.T) {
 	}
 }
 
+func TestRankRemovalsForWhySomethingWasTakenOut(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("ui.go", "package ui\n\nfunc mouse() {}\n\nfunc draw() {}\n")
+	added := g.Commit("Support the mouse in the list: click an entry to select it")
+	g.Write("ui.go", "package ui\n\nfunc mouse() { _ = 1 }\n\nfunc draw() {}\n")
+	g.Commit("Fix the offset of a mouse click on a wrapped entry in the list")
+	g.Write("ui.go", "package ui\n\nfunc draw() {}\n")
+	removed := g.Commit("Remove mouse support")
+	s := newSearcher(t, g, true)
+	wantTops(t, s, map[string]string{
+		"the list used to support the mouse: what made them take that out?": removed,
+		"when did the list gain mouse support to click an entry?":           added,
+	})
+	if !askedFor("why was the shortcut taken out of the sort?", IntentExplain).takenOut ||
+		askedFor("why does the sort take so long?", IntentExplain).takenOut {
+		t.Error("askedFor: takenOut wants a question about why something was taken out")
+	}
+	for subject, want := range map[string]bool{
+		"Remove mouse support": true, "pqsort.c: remove the insertion sort shortcut": true,
+		"Disable chain commands": true, "Removing dead code is good": false, "Add remove button": false,
+	} {
+		if got := removesSubject.MatchString(subject); got != want {
+			t.Errorf("removesSubject(%q) = %v, want %v", subject, got, want)
+		}
+	}
+}
+
 // wantTops asks each question and checks which commit comes first.
 func wantTops(t *testing.T, s *Searcher, tops map[string]string) {
 	t.Helper()
