@@ -241,6 +241,9 @@ func TestLanguages(t *testing.T) {
 	g.Write("b.go", "package a\n")
 	g.Write("tool.py", "print(1)\n")
 	g.Write("old.py", "print(2)\n")
+	for _, v := range []string{"1.0", "1.1", "1.2"} { // release signatures: a data format, listed last
+		g.Write("sig/v"+v+".asc", "-----BEGIN PGP SIGNATURE-----\n\niQIzBAABCAAdFiEE\n-----END PGP SIGNATURE-----\n")
+	}
 	g.Commit("add")
 	g.Git("rm", "-q", "b.go")
 	g.Git("mv", "old.py", "new.py")
@@ -250,7 +253,7 @@ func TestLanguages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []LanguageCount{{"Python", 2}, {"Go", 1}} // tool.py, new.py; a.go
+	want := []LanguageCount{{"Python", 2}, {"Go", 1}, {"Public Key", 3}} // tool.py, new.py; a.go; the signatures
 	if !slices.Equal(got, want) {
 		t.Errorf("languages = %+v, want %+v", got, want)
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/go-enry/go-enry/v2"
+
 	"github.com/gitmemory/gitmemory/store"
 )
 
@@ -134,8 +136,11 @@ type LanguageCount struct {
 }
 
 // Languages counts the files at the head by language (seed 003's
-// Repository.languages), most files first; files of no known language
-// are left out.
+// Repository.languages), most files first, data formats (Public Key,
+// CSV, JSON, ...) after the languages code and documentation are written
+// in, as GitHub's language bar leaves them out: jq's 213 release
+// signatures are not what the project is written in. Files of no known
+// language are left out.
 func Languages(ctx context.Context, db *sql.DB) ([]LanguageCount, error) {
 	paths, err := headPaths(ctx, db)
 	if err != nil {
@@ -152,9 +157,19 @@ func Languages(ctx context.Context, db *sql.DB) ([]LanguageCount, error) {
 		out = append(out, LanguageCount{l, n})
 	}
 	slices.SortFunc(out, func(a, b LanguageCount) int {
-		return cmp.Or(cmp.Compare(b.Files, a.Files), cmp.Compare(a.Language, b.Language))
+		return cmp.Or(cmp.Compare(isData(a.Language), isData(b.Language)), cmp.Compare(b.Files, a.Files),
+			cmp.Compare(a.Language, b.Language))
 	})
 	return out, nil
+}
+
+// isData is 1 for a data format, 0 for a language code, markup or prose
+// is written in.
+func isData(lang string) int {
+	if enry.GetLanguageType(lang) == enry.Data {
+		return 1
+	}
+	return 0
 }
 
 // sourceWarnings counts the Hard entries with a file gone from the head.
