@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -209,6 +210,28 @@ func TestGone(t *testing.T) {
 	}
 	if sv := survivalOf(t, st, a, "deleted.go"); sv.Alive != 0 || sv.Now != "" {
 		t.Errorf("survival in the deleted file = %+v, want none alive", sv)
+	}
+}
+
+// A store that fails mid-way is an error that names where, not a label
+// that says a file is still there.
+func TestGoneReportsStoreErrors(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.go", "package a\n")
+	a := g.Commit("add a.go")
+	g.Git("mv", "a.go", "b.go")
+	g.Commit("move a.go")
+	st := indexRepo(t, g)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := goneFiles(ctx, st.DB, a); !errors.Is(err, context.Canceled) {
+		t.Errorf("goneFiles on a cancelled query: %v, want context.Canceled", err)
+	}
+	if _, err := whereNow(ctx, st.DB, "a.go", 1); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "a.go") {
+		t.Errorf("whereNow on a cancelled query: %v, want context.Canceled naming a.go", err)
+	}
+	if now, err := whereNow(context.Background(), st.DB, "a.go", 1); err != nil || now != "b.go" {
+		t.Errorf("whereNow(a.go) = %q, %v; want b.go", now, err)
 	}
 }
 
