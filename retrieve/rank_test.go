@@ -241,12 +241,14 @@ func TestRankFeatureCommitsForWhereACapabilityCameFrom(t *testing.T) {
 		"when did the cache gain eviction of old entries?":     added,
 		"why does eviction of old entries in the cache break?": fixed,
 	})
-	if !askedFor("since when can scripts encode JSON?", IntentResearch).feature ||
-		askedFor("why was the JSON encoder added to scripts?", IntentExplain).feature {
-		t.Error("askedFor: feature wants a question about where a capability came from")
-	}
+	wantAsked(t, "feature", func(a asks) bool { return a.feature },
+		"since when can scripts encode JSON?", "why was the JSON encoder added to scripts?")
 }
 
+// A question about why something was taken out prefers the small commit
+// that removed it over the commits that added and fixed it, which match
+// the question's words as well; a question about where it came from
+// keeps the commit that added it first.
 func TestRankRemovalsForWhySomethingWasTakenOut(t *testing.T) {
 	g := gittest.New(t)
 	g.Write("ui.go", "package ui\n\nfunc mouse() {}\n\nfunc draw() {}\n")
@@ -260,10 +262,8 @@ func TestRankRemovalsForWhySomethingWasTakenOut(t *testing.T) {
 		"the list used to support the mouse: what made them take that out?": removed,
 		"when did the list gain mouse support to click an entry?":           added,
 	})
-	if !askedFor("why was the shortcut taken out of the sort?", IntentExplain).takenOut ||
-		askedFor("why does the sort take so long?", IntentExplain).takenOut {
-		t.Error("askedFor: takenOut wants a question about why something was taken out")
-	}
+	wantAsked(t, "takenOut", func(a asks) bool { return a.takenOut },
+		"why was the shortcut taken out of the sort?", "why does the sort take so long?")
 	for subject, want := range map[string]bool{
 		"Remove mouse support": true, "pqsort.c: remove the insertion sort shortcut": true,
 		"Disable chain commands": true, "Removing dead code is good": false, "Add remove button": false,
@@ -271,6 +271,15 @@ func TestRankRemovalsForWhySomethingWasTakenOut(t *testing.T) {
 		if got := removesSubject.MatchString(subject); got != want {
 			t.Errorf("removesSubject(%q) = %v, want %v", subject, got, want)
 		}
+	}
+}
+
+// wantAsked checks that askedFor reads an ask from the question yes and
+// not from the question no.
+func wantAsked(t *testing.T, name string, ask func(asks) bool, yes, no string) {
+	t.Helper()
+	if !ask(askedFor(yes, ClassifyIntent(yes))) || ask(askedFor(no, ClassifyIntent(no))) {
+		t.Errorf("askedFor: %s wants %q and not %q", name, yes, no)
 	}
 }
 
