@@ -1,7 +1,6 @@
 package retrieve
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -95,12 +94,6 @@ var removalMarkers = []string{"removed", "pulled out", "pulled from", "dropped",
 var takenOutMarkers = append(slices.Clone(removalMarkers), "remove", "taken out", "take out", "took out",
 	"take that", "taking out", "stripped", "ripped out", "went away", "taken away", "scrapped", "abandon",
 	"убира", "выкину")
-
-// removesSubject matches a subject that says its commit takes something
-// out, after an optional "area: " prefix: "Completely remove mouse
-// support", "pqsort.c: remove the ... optimization", "Disable chain
-// commands".
-var removesSubject = regexp.MustCompile(`(?i)^(\S+: )?\s*(completely |partially )?(remove|removed|removes|drop|dropped|delete|deleted|disable|disabled|kill|get rid|rip out|deprecate)\b`)
 
 // asksRemoval reports whether the question asks why or where something went.
 func asksRemoval(q string) bool { return hasMarker(markerText(q), removalMarkers) }

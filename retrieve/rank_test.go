@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -264,14 +265,10 @@ func TestRankRemovalsForWhySomethingWasTakenOut(t *testing.T) {
 	})
 	wantAsked(t, "takenOut", func(a asks) bool { return a.takenOut },
 		"why was the shortcut taken out of the sort?", "why does the sort take so long?")
-	for subject, want := range map[string]bool{
+	wantMatches(t, "removesSubject", removesSubject, map[string]bool{
 		"Remove mouse support": true, "pqsort.c: remove the insertion sort shortcut": true,
 		"Disable chain commands": true, "Removing dead code is good": false, "Add remove button": false,
-	} {
-		if got := removesSubject.MatchString(subject); got != want {
-			t.Errorf("removesSubject(%q) = %v, want %v", subject, got, want)
-		}
-	}
+	})
 }
 
 // A why-question prefers the commit that states a decision about the
@@ -288,12 +285,18 @@ func TestRankDecisionsForWhyQuestions(t *testing.T) {
 		"why does the pager quit when the output fits on one screen?":    decided,
 		"the pager crashes when it quits on output that fits one screen": fixed,
 	})
-	for subject, want := range map[string]bool{
+	wantMatches(t, "decidesSubject", decidesSubject, map[string]bool{
 		"Make --expect additive": true, "push: switch default from matching to simple": true,
 		"Don't accomodate for small terminals": true, "Fix pager quit": false, "Makefile: add a target": false,
-	} {
-		if got := decidesSubject.MatchString(subject); got != want {
-			t.Errorf("decidesSubject(%q) = %v, want %v", subject, got, want)
+	})
+}
+
+// wantMatches checks which subjects rx matches.
+func wantMatches(t *testing.T, name string, rx *regexp.Regexp, subjects map[string]bool) {
+	t.Helper()
+	for subject, want := range subjects {
+		if got := rx.MatchString(subject); got != want {
+			t.Errorf("%s(%q) = %v, want %v", name, subject, got, want)
 		}
 	}
 }

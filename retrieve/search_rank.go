@@ -82,7 +82,19 @@ const decisionLift = 1.3
 // always, stop, require, disallow, ignore, skip, prefer, switch, change,
 // fail if, refuse, only, no longer, avoid, prevent, use X instead, limit,
 // reject, warn, remove, drop, disable, deprecate.
-var decidesSubject = regexp.MustCompile(`(?i)^(\S+: )?\s*(make|makes|don't|do not|never|always|stop|require|disallow|ignore|skip|prefer|switch|change|fail if|refuse|only|no longer|avoid|prevent|use \S+ instead|limit|reject|warn|remove|drop|disable|deprecate)\b`)
+var decidesSubject = leadingVerb(`make|makes|don't|do not|never|always|stop|require|disallow|ignore|skip|prefer|switch|change|fail if|refuse|only|no longer|avoid|prevent|use \S+ instead|limit|reject|warn|remove|drop|disable|deprecate`)
+
+// removesSubject matches a subject that says its commit takes something
+// out: "Completely remove mouse support", "pqsort.c: remove the ...
+// optimization", "Disable chain commands".
+var removesSubject = leadingVerb(`(completely |partially )?(remove|removed|removes|drop|dropped|delete|deleted|disable|disabled|kill|get rid|rip out|deprecate)`)
+
+// leadingVerb matches a subject that starts with one of verbs (a regular
+// expression's alternatives, any case), after an optional "area: "
+// prefix ("push: switch default ...").
+func leadingVerb(verbs string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(\S+: )?\s*(` + verbs + `)\b`)
+}
 
 // takenOutLift scales the relevance of a commit whose subject says it
 // takes something out, for a question about why something was taken
