@@ -1,9 +1,12 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -28,6 +31,25 @@ type running struct {
 	home   *memory.Home
 	cancel context.CancelFunc
 	done   chan error
+	log    syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer the daemon's goroutines can write at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func start(t *testing.T, h *memory.Home, opts Options) *running {
@@ -39,6 +61,12 @@ func start(t *testing.T, h *memory.Home, opts Options) *running {
 		opts.Interval = time.Hour
 	}
 	opts.Listen = "127.0.0.1:0"
+	r := &running{home: h, done: make(chan error, 1)}
+	if opts.Log == nil {
+		// The daemon's own account: printed with a failing test's output,
+		// and kept for the tests that check what it says.
+		opts.Log = slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), &r.log), nil))
+	}
 	if opts.Extra == nil {
 		opts.Extra = func(svc api.Service) map[string]http.Handler {
 			return map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.Options{})}
@@ -53,7 +81,7 @@ func start(t *testing.T, h *memory.Home, opts Options) *running {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{d: d, home: h, cancel: cancel, done: make(chan error, 1)}
+	r.d, r.cancel = d, cancel
 	go func() { r.done <- d.Serve(ctx, ln) }()
 	t.Cleanup(func() { r.stop(t) })
 	deadline := time.Now().Add(5 * time.Second)
@@ -136,11 +164,16 @@ func TestNewCommitBecomesQueryable(t *testing.T) {
 
 	g.Write("pay/charge.go", "package pay\n\nfunc Charge() int { return 2 }\n")
 	head := g.Commit("fix: retry declined zebra payments once, because issuers decline the first try (fixes #42)")
-	took := waitFor(t, 5*time.Second, "new commit in history", func() bool {
+	took := waitFor(t, 15*time.Second, "new commit in history", func() bool {
 		cs, err := r.c.History(ctx, api.HistoryRequest{Repo: "shop", Path: "pay/charge.go"})
 		return err == nil && len(cs) == 2 && cs[0].Commit == head
 	})
 	t.Logf("commit to queryable: %s", took)
+	// A sync that failed and was retried after its backoff would also get
+	// here: none should fail (the log says why if one did).
+	if strings.Contains(r.log.String(), "sync failed") {
+		t.Error("a sync failed on the way")
+	}
 	res, err := r.c.Query(ctx, api.QueryRequest{Repo: "shop", Query: "why retry declined zebra payments?"})
 	if err != nil {
 		t.Fatal(err)
