@@ -211,14 +211,19 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 	rf := extractRefs(raw)
 	cands := &candSet{m: map[string]*cand{}}
 
+	kwTerms := append(searchTerms(raw, terms), rf.idents...)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(stage("direct matches", func() error { return s.direct(gctx, raw, rf, cands, a) }))
 	if mode == ModeHybrid || mode == ModeKeyword {
-		g.Go(stage("keyword search", func() error { return s.keyword(gctx, searchTerms(raw, terms), rf, cands) }))
+		g.Go(stage("keyword search", func() error { return s.keyword(gctx, kwTerms, cands) }))
 		g.Go(stage("documentation search", func() error { return s.docSearch(gctx, raw, terms, cands) }))
 	}
 	if mode == ModeHybrid || mode == ModeVector {
-		g.Go(stage("vector search", func() error { return s.vector(gctx, raw, cands, a) }))
+		var also []string // the vector hits' BM25 too, in hybrid search
+		if mode == ModeHybrid {
+			also = kwTerms
+		}
+		g.Go(stage("vector search", func() error { return s.vector(gctx, raw, also, cands, a) }))
 	}
 	if mode == ModeBasic {
 		g.Go(stage("basic search", func() error { return s.basic(gctx, terms, cands) }))
@@ -227,6 +232,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	cands.withDocs()
+	cands.withKeywordScores()
 	if len(terms) == 0 && len(rf.shas)+len(rf.paths)+len(rf.idents) == 0 {
 		a.NoMatch = true
 		a.Warnings = append(a.Warnings, "the question has no content words: say what to look for (a file, a function, an error, a feature)")
@@ -335,6 +341,11 @@ type candSet struct {
 	m  map[string]*cand
 	// docs are the hits of the question's documentation words.
 	docs []KeywordHit
+	// keywordBest is the best keyword hit's bm25() (negative, better more
+	// so), and vecBM25 the vector hits' bm25() by row id, for those the
+	// keyword list left out (withKeywordScores).
+	keywordBest float64
+	vecBM25     map[int64]float64
 }
 
 func (cs *candSet) get(hash string) *cand {

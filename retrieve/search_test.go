@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -252,5 +253,27 @@ func TestSearchVectorHitsDetails(t *testing.T) {
 				t.Errorf("%s: %s scored without its date: %v", mode, it.Commit, it.Components)
 			}
 		}
+	}
+}
+
+// TestKeywordScoresLeaveOutNoCandidate: the vector hits the keyword list
+// left out get their BM25 relative to the list's best; a hit the list
+// ranked keeps its own, and a commit no source found stays out.
+func TestKeywordScoresLeaveOutNoCandidate(t *testing.T) {
+	cs := &candSet{m: map[string]*cand{
+		"vec":  {id: 1, hash: "vec", vecRank: 2, vec: 0.9},
+		"both": {id: 2, hash: "both", bm25Rank: 7, bm25: 0.8, vecRank: 1, vec: 1},
+	}}
+	cs.keywordBest = -10
+	cs.vecBM25 = map[int64]float64{1: -4, 2: -3, 3: -3.5}
+	cs.withKeywordScores()
+	if got := cs.m["vec"].bm25; math.Abs(got-0.4) > 1e-12 {
+		t.Errorf("the vector hit's BM25 = %v, want 4/10", got)
+	}
+	if got := cs.m["both"].bm25; got != 0.8 {
+		t.Errorf("a ranked keyword hit's BM25 = %v, want its own 0.8", got)
+	}
+	if len(cs.m) != 2 {
+		t.Errorf("candidates %v: a commit no source found joined", cs.m)
 	}
 }

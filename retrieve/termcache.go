@@ -169,8 +169,43 @@ func (sc *scores) add(s *indexState, t *termRows) {
 		if sc.acc[id] == 0 {
 			sc.touched = append(sc.touched, id)
 		}
-		sc.acc[id] -= idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*d/avgdl))
+		sc.acc[id] -= bm25Part(idf, f, d, avgdl)
 	}
+}
+
+// bm25Part is a term's part of a row's bm25(), positive.
+func bm25Part(idf, f, d, avgdl float64) float64 {
+	return idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*d/avgdl))
+}
+
+// cachedScores is KeywordScores through the cache. A term's rows are
+// kept in rowid order (FTS5's, and rows are only appended), so a row's
+// part is a binary search away; the parts add up in the order the search
+// adds them, so the scores are the search's to the last bit.
+func cachedScores(ctx context.Context, st *store.Store, c *TermCache, alts []string, ids []int64) (map[int64]float64, error) {
+	tx, err := st.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("keyword scores: %w", err)
+	}
+	defer tx.Rollback()
+	s, err := c.advance(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("keyword scores: %w", err)
+	}
+	out := map[int64]float64{}
+	for _, alt := range alts {
+		t, err := c.term(ctx, tx, s, alt)
+		if err != nil {
+			return nil, fmt.Errorf("keyword scores: %w", err)
+		}
+		idf := termIDF(s.rows, len(t.ids))
+		for _, id := range ids {
+			if i, ok := slices.BinarySearch(t.ids, id); ok {
+				out[id] -= bm25Part(idf, t.freq[i], float64(s.docLen[id]), s.avgdl())
+			}
+		}
+	}
+	return out, nil
 }
 
 // termIDF is FTS5's: log((N − n + 0.5) / (n + 0.5)), at least 1e-6.

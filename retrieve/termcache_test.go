@@ -184,3 +184,53 @@ func stepRepo(t *testing.T, n int, subject string) (*gittest.Repo, *store.Store)
 	}
 	return g, indexRepo(t, g)
 }
+
+// TestKeywordScoresAreTheSearchScores: the BM25 of chosen rows, from
+// SQLite and from the term cache, is what the search gives them, and a
+// row that matches none of the terms gets none.
+func TestKeywordScoresAreTheSearchScores(t *testing.T) {
+	g := gittest.Generate(t, 600, 7)
+	st := indexRepo(t, g)
+	ctx := context.Background()
+	cache := NewTermCache(0)
+	for _, terms := range [][]string{{"retry", "loop", "deadlock"}, {"parseConfigFile", "token"}, {"speed", "index", "flush", "old", "code"}} {
+		hits, err := Keyword(ctx, st, KeywordQuery{Terms: terms, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) < 20 {
+			t.Fatalf("%q: %d hits, too few to test with", terms, len(hits))
+		}
+		want := map[int64]float64{}
+		matched := map[int64]bool{}
+		var ids []int64
+		for i, h := range hits {
+			matched[h.ID] = true
+			if i%3 == 0 {
+				ids, want[h.ID] = append(ids, h.ID), h.BM25
+			}
+		}
+		unmatched := int64(1) // a commit (ids run from 1) the terms do not match
+		for matched[unmatched] {
+			unmatched++
+		}
+		ids = append(ids, unmatched)
+		for _, c := range []*TermCache{nil, cache, cache} { // the cache twice: cold, then kept
+			got, err := KeywordScores(ctx, st, KeywordQuery{Terms: terms, Cache: c}, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Errorf("%q (cache %v): %d rows scored, want %d", terms, c != nil, len(got), len(want))
+			}
+			for id, w := range want {
+				if math.Abs(got[id]-w) > 1e-9*math.Abs(w) {
+					t.Errorf("%q (cache %v): row %d scores %.12f, the search %.12f", terms, c != nil, id, got[id], w)
+				}
+			}
+			if _, ok := got[unmatched]; ok {
+				t.Errorf("%q: row %d matches none of the terms and got a score", terms, unmatched)
+			}
+		}
+	}
+}
