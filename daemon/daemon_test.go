@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,25 +30,7 @@ type running struct {
 	home   *memory.Home
 	cancel context.CancelFunc
 	done   chan error
-	log    syncBuffer
-}
-
-// syncBuffer is a bytes.Buffer the daemon's goroutines can write at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	log    lockedBuffer
 }
 
 func start(t *testing.T, h *memory.Home, opts Options) *running {

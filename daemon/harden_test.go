@@ -33,6 +33,12 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // lines returns the audit records whose op is op.
 func (l *lockedBuffer) lines(t *testing.T, op string) []map[string]any {
 	t.Helper()
