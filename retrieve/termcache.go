@@ -93,20 +93,30 @@ func (c *TermCache) Stats() (hits, computed int) {
 	return c.hits, c.computed
 }
 
+// snapshot opens a read transaction and brings c to it: the index's
+// totals, lengths and matches all come from the same snapshot, whatever a
+// sync commits meanwhile. The caller rolls tx back.
+func (c *TermCache) snapshot(ctx context.Context, st *store.Store) (*sql.Tx, *indexState, error) {
+	tx, err := st.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := c.advance(ctx, tx)
+	if err != nil {
+		tx.Rollback()
+		return nil, nil, err
+	}
+	return tx, s, nil
+}
+
 // cachedKeyword is Keyword through c: the same commits in the same order
 // as SQLite's bm25() of the whole disjunction, up to float rounding.
 func cachedKeyword(ctx context.Context, st *store.Store, c *TermCache, alts []string, q KeywordQuery) ([]KeywordHit, error) {
-	// One read transaction: the index's totals, lengths and matches all
-	// come from the same snapshot, whatever a sync commits meanwhile.
-	tx, err := st.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, s, err := c.snapshot(ctx, st)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer tx.Rollback()
-	s, err := c.advance(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
 	sum := getScores(len(s.docLen))
 	defer putScores(sum)
 	for _, alt := range alts {
@@ -183,15 +193,11 @@ func bm25Part(idf, f, d, avgdl float64) float64 {
 // part is a binary search away; the parts add up in the order the search
 // adds them, so the scores are the search's to the last bit.
 func cachedScores(ctx context.Context, st *store.Store, c *TermCache, alts []string, ids []int64) (map[int64]float64, error) {
-	tx, err := st.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, s, err := c.snapshot(ctx, st)
 	if err != nil {
 		return nil, fmt.Errorf("keyword scores: %w", err)
 	}
 	defer tx.Rollback()
-	s, err := c.advance(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("keyword scores: %w", err)
-	}
 	out := map[int64]float64{}
 	for _, alt := range alts {
 		t, err := c.term(ctx, tx, s, alt)
