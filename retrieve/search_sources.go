@@ -92,6 +92,7 @@ func (cs *candSet) withKeywordScores() {
 	for _, c := range cs.m {
 		if raw, ok := cs.vecBM25[c.id]; ok && c.bm25Rank == 0 {
 			c.bm25 = max(c.bm25, math.Max(raw/cs.keywordBest, 1e-6))
+			c.why = append(c.why, "keyword") // it matches the question's words too
 		}
 	}
 }

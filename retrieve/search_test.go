@@ -267,8 +267,8 @@ func TestKeywordScoresLeaveOutNoCandidate(t *testing.T) {
 	cs.keywordBest = -10
 	cs.vecBM25 = map[int64]float64{1: -4, 2: -3, 3: -3.5}
 	cs.withKeywordScores()
-	if got := cs.m["vec"].bm25; math.Abs(got-0.4) > 1e-12 {
-		t.Errorf("the vector hit's BM25 = %v, want 4/10", got)
+	if got := cs.m["vec"].bm25; math.Abs(got-0.4) > 1e-12 || !slices.Contains(cs.m["vec"].why, "keyword") {
+		t.Errorf("the vector hit's BM25 = %v (why %v), want 4/10 and a keyword match", got, cs.m["vec"].why)
 	}
 	if got := cs.m["both"].bm25; got != 0.8 {
 		t.Errorf("a ranked keyword hit's BM25 = %v, want its own 0.8", got)
