@@ -95,7 +95,20 @@ func ReadEvalCases(r io.Reader) ([]EvalCase, error) {
 }
 
 // Ranker ranks commits for a case, best first.
-type Ranker func(ctx context.Context, c EvalCase) ([]string, error)
+type Ranker func(ctx context.Context, c EvalCase) ([]Rank, error)
+
+// Rank is the commits one result names: a commit, and the other copies of
+// its change that the result stands for (Item.Copies).
+type Rank []string
+
+// singles makes each commit a result of its own.
+func singles(hashes []string) []Rank {
+	out := make([]Rank, len(hashes))
+	for i, h := range hashes {
+		out[i] = Rank{h}
+	}
+	return out
+}
 
 // Scores are recall at 5 and 10 and the mean reciprocal rank, over all
 // cases and per kind.
@@ -130,7 +143,7 @@ func Evaluate(ctx context.Context, name string, cases []EvalCase, rank Ranker) (
 		got = got[:min(len(got), 10)]
 		r5, r10, rr := 0.0, 0.0, 0.0
 		for _, e := range c.Expected {
-			if i := slices.Index(got, e); i >= 0 {
+			if i := slices.IndexFunc(got, func(r Rank) bool { return slices.Contains(r, e) }); i >= 0 {
 				r10++
 				if i < 5 {
 					r5++
@@ -180,7 +193,7 @@ func caseText(c EvalCase) string {
 // (case-insensitive), ranking the commits by how many of the words their
 // message holds, newest first among equals.
 func GitGrepRanker(repoPath string) Ranker {
-	return func(ctx context.Context, c EvalCase) ([]string, error) {
+	return func(ctx context.Context, c EvalCase) ([]Rank, error) {
 		words := Normalize(caseText(c))
 		slices.Sort(words)
 		words = slices.Compact(words)
@@ -203,21 +216,21 @@ func GitGrepRanker(repoPath string) Ranker {
 		slices.SortFunc(hashes, func(a, b string) int {
 			return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(when[b], when[a]), cmp.Compare(a, b))
 		})
-		return hashes[:min(len(hashes), 10)], nil
+		return singles(hashes[:min(len(hashes), 10)]), nil
 	}
 }
 
 // MessageBM25Ranker is the second baseline: plain BM25 over commit
 // messages (subject and body, no identifier parts, no other signal).
 func MessageBM25Ranker(s *Searcher) Ranker {
-	return func(ctx context.Context, c EvalCase) ([]string, error) {
+	return func(ctx context.Context, c EvalCase) ([]Rank, error) {
 		hits, err := Keyword(ctx, s.st, KeywordQuery{Terms: Normalize(caseText(c)), Limit: 10, MessagesOnly: true})
 		if err != nil {
 			return nil, err
 		}
-		out := make([]string, len(hits))
+		out := make([]Rank, len(hits))
 		for i, h := range hits {
-			out[i] = h.Commit
+			out[i] = Rank{h.Commit}
 		}
 		return out, nil
 	}
@@ -226,21 +239,21 @@ func MessageBM25Ranker(s *Searcher) Ranker {
 // SearchRanker ranks with gitmemory itself: Search for a question, the key
 // commits of its history (history --key) for a path.
 func SearchRanker(s *Searcher, mode Mode) Ranker {
-	return func(ctx context.Context, c EvalCase) ([]string, error) {
+	return func(ctx context.Context, c EvalCase) ([]Rank, error) {
 		if c.Path != "" {
 			cs, err := KeyHistory(ctx, s.st, HistoryQuery{Path: c.Path, Limit: 10})
 			if err != nil {
 				return nil, err
 			}
-			return commitsOfChanges(cs), nil
+			return singles(commitsOfChanges(cs)), nil
 		}
 		a, err := s.Search(ctx, Request{Query: c.Question, Mode: mode, Limit: 10})
 		if err != nil {
 			return nil, err
 		}
-		out := make([]string, len(a.Items))
+		out := make([]Rank, len(a.Items))
 		for i, it := range a.Items {
-			out[i] = it.Commit
+			out[i] = append(Rank{it.Commit}, it.Copies...)
 		}
 		return out, nil
 	}

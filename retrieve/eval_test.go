@@ -55,8 +55,8 @@ func TestEvaluate(t *testing.T) {
 		"2": {"1", "2", "3", "4", "5", b, "7"},
 		"3": {a, b},
 	}
-	rep, err := Evaluate(context.Background(), "t", cases, func(_ context.Context, c EvalCase) ([]string, error) {
-		return ranked[c.ID], nil
+	rep, err := Evaluate(context.Background(), "t", cases, func(_ context.Context, c EvalCase) ([]Rank, error) {
+		return singles(ranked[c.ID]), nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -70,5 +70,17 @@ func TestEvaluate(t *testing.T) {
 	}
 	if len(rep.Misses) != 1 || rep.Misses[0] != "3" {
 		t.Errorf("misses = %v", rep.Misses)
+	}
+
+	// A result that stands for two copies of a change finds both.
+	copies := []EvalCase{{ID: "4", Kind: "why", Question: "w", Expected: []string{b, c}}}
+	rep, err = Evaluate(context.Background(), "t", copies, func(context.Context, EvalCase) ([]Rank, error) {
+		return []Rank{{a}, {c, b}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(rep.All.Recall5, 1) || !near(rep.All.MRR, 0.5) {
+		t.Errorf("copies = %+v, want both found at rank 2", rep.All)
 	}
 }

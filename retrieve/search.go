@@ -166,7 +166,8 @@ type cand struct {
 	relation   float64 // 1 direct to a named entity or file, 0.5 two hops away
 	direct     bool    // a sha, issue, path or entity of the question names it
 	why        []string
-	time       int64
+	time       int64 // committer time
+	authored   int64 // author time
 	class      string
 	notes      int
 	security   bool

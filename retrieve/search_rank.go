@@ -224,7 +224,37 @@ func (s *Searcher) rank(cs *candSet, intent, raw string, asks asks, entities []s
 	slices.SortFunc(out, func(a, b Item) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(times[b.Commit], times[a.Commit]), cmp.Compare(a.Commit, b.Commit))
 	})
-	return out
+	return oneCopy(out, cs)
+}
+
+// oneCopy keeps the best-ranked copy of a change committed more than once
+// (cherry-picked onto another branch, or merged in twice: the same author,
+// author time and subject) and names the others in its Copies and Why. A second copy
+// says nothing new and takes the place of another answer: on the dev
+// splits a cherry-pick's two copies shared the top 5 in 5 of 254 questions.
+func oneCopy(items []Item, cs *candSet) []Item {
+	type change struct {
+		author, subject string
+		authored        int64
+	}
+	first := map[change]int{}
+	kept := items[:0]
+	for _, it := range items {
+		c := cs.m[it.Commit]
+		if c == nil || c.authored == 0 || c.subject == "" {
+			kept = append(kept, it)
+			continue
+		}
+		k := change{c.author, c.subject, c.authored}
+		if i, ok := first[k]; ok {
+			kept[i].Copies = append(kept[i].Copies, it.Commit)
+			kept[i].Why = append(kept[i].Why, "also committed as "+it.Commit[:min(12, len(it.Commit))])
+			continue
+		}
+		first[k] = len(kept)
+		kept = append(kept, it)
+	}
+	return kept
 }
 
 // relevance is a candidate's text relevance: BM25 and vector similarity,

@@ -163,7 +163,7 @@ func (s *Searcher) details(ctx context.Context, cs *candSet) error {
 			}
 			c.id, c.time, c.class, c.author, c.insertions, c.deletions, c.rewritten, c.notes, c.subject =
 				x.id, x.time, x.class, x.author, x.insertions, x.deletions, x.rewritten, x.notes, x.subject
-			c.security, c.merge = x.security, x.merge
+			c.security, c.merge, c.authored = x.security, x.merge, x.authored
 		}
 	})
 	return nil
@@ -171,7 +171,7 @@ func (s *Searcher) details(ctx context.Context, cs *candSet) error {
 
 // loadDetails reads the commits of hashes, by hash.
 func (s *Searcher) loadDetails(ctx context.Context, hashes []any) (map[string]*cand, error) {
-	q := `SELECT id, hash, committer_time, classification, labels, author_name, insertions, deletions, rewritten, subject, is_merge,
+	q := `SELECT id, hash, committer_time, author_time, classification, labels, author_name, insertions, deletions, rewritten, subject, is_merge,
 		(SELECT COUNT(*) FROM design_notes n WHERE n.commit_id = commits.id)
 		FROM commits WHERE hash IN (` + store.Marks(len(hashes)) + `)`
 	rows, err := s.st.DB.QueryContext(ctx, q, hashes...)
@@ -183,7 +183,7 @@ func (s *Searcher) loadDetails(ctx context.Context, hashes []any) (map[string]*c
 	for rows.Next() {
 		var labels string
 		c := &cand{}
-		if err := rows.Scan(&c.id, &c.hash, &c.time, &c.class, &labels, &c.author, &c.insertions, &c.deletions,
+		if err := rows.Scan(&c.id, &c.hash, &c.time, &c.authored, &c.class, &labels, &c.author, &c.insertions, &c.deletions,
 			&c.rewritten, &c.subject, &c.merge, &c.notes); err != nil {
 			return nil, err
 		}

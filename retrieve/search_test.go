@@ -277,3 +277,46 @@ func TestKeywordScoresLeaveOutNoCandidate(t *testing.T) {
 		t.Errorf("candidates %v: a commit no source found joined", cs.m)
 	}
 }
+
+// TestSearchShowsACherryPickOnce: a change committed twice (picked onto
+// the main branch, then its branch merged too) is one answer, which names
+// its other copy.
+func TestSearchShowsACherryPickOnce(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("main.go", "package main\n")
+	g.Commit("Start")
+	main := g.Git("branch", "--show-current")
+	g.Git("checkout", "-q", "-b", "side")
+	g.Write("pool/pool.go", "package pool\n\nfunc Drain() {}\n")
+	picked := g.Commit("Drain the zebra pool before shutdown so that queued jobs finish")
+	g.Git("checkout", "-q", main)
+	g.Tick()
+	g.Git("cherry-pick", picked)
+	copied := g.Head()
+	g.Tick()
+	g.Git("merge", "-q", "--no-ff", "-m", "Merge the side branch", "side")
+	if picked == copied {
+		t.Fatal("the cherry-pick made no new commit")
+	}
+	s := newSearcher(t, g, true)
+	a, err := s.Search(context.Background(), Request{Query: "why drain the zebra pool before shutdown?", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []Item
+	for _, it := range a.Items {
+		if it.Commit == picked || it.Commit == copied {
+			shown = append(shown, it)
+		}
+	}
+	if len(shown) != 1 {
+		t.Fatalf("the change is shown %d times, want once: %+v", len(shown), a.Items)
+	}
+	other := picked
+	if shown[0].Commit == picked {
+		other = copied
+	}
+	if !slices.Contains(shown[0].Why, "also committed as "+other[:12]) || !slices.Equal(shown[0].Copies, []string{other}) {
+		t.Errorf("why %q, copies %q: the other copy %s is not named", shown[0].Why, shown[0].Copies, other)
+	}
+}

@@ -42,6 +42,10 @@ type Item struct {
 	// Why says what matched: "keyword", "vector", "entity Foo", "path a/b",
 	// "issue #12", "sha".
 	Why []string `json:"why,omitempty"`
+	// Copies are the other commits of the same change (a cherry-pick,
+	// a commit merged in twice: the same author, author time and
+	// subject), shown once as this item.
+	Copies []string `json:"copies,omitempty"`
 	// Stale marks a result older than the stale threshold whose added
 	// lines have mostly been rewritten since; Gone lists its
 	// files that no longer exist at the head, and Moved, of those, the
