@@ -3,6 +3,7 @@ package extract
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,4 +80,51 @@ func BenchmarkFollowGit(b *testing.B) {
 		r.Close()
 	}
 	b.ReportMetric(float64(len(hashes)*b.N)/b.Elapsed().Seconds(), "commits/s")
+}
+
+// BenchmarkLoadGit loads git/git's commits oldest first, as a sync does
+// (GITMEMORY_BENCH_GIT names the repository; GITMEMORY_BENCH_GIT_FROM and
+// _N choose a window of the history, by default its newest 20,000
+// commits). It is the extract stage's reads alone: commits, trees, rename
+// detection and the blobs to diff, without the line diffs.
+//
+//	go test ./extract -run '^$' -bench LoadGit -benchmem -count 3
+func BenchmarkLoadGit(b *testing.B) {
+	dir := os.Getenv("GITMEMORY_BENCH_GIT")
+	if dir == "" {
+		dir = "/work/.mirror/git+git/repo"
+	}
+	if _, err := os.Stat(dir); err != nil {
+		b.Skipf("no git/git repository (GITMEMORY_BENCH_GIT): %v", err)
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-list", "--reverse", "--topo-order", "HEAD").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	hashes := strings.Fields(string(out))
+	n, from := envInt("GITMEMORY_BENCH_GIT_N", 20000), envInt("GITMEMORY_BENCH_GIT_FROM", -1)
+	if from < 0 {
+		from = max(0, len(hashes)-n)
+	}
+	hashes = hashes[from:min(len(hashes), from+n)]
+	for b.Loop() {
+		r, err := Open(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, h := range hashes {
+			if _, err := r.Load(h); err != nil {
+				b.Fatal(err)
+			}
+		}
+		r.Close()
+	}
+	b.ReportMetric(float64(len(hashes)*b.N)/b.Elapsed().Seconds(), "commits/s")
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
 }
