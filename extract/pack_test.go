@@ -26,6 +26,7 @@ func checkPackReader(t *testing.T, ofsDeltas string) {
 	// A second pack holding a few loose-then-packed objects makes the
 	// reader search more than one index.
 	g.Write("extra.txt", gittest.Lines("extra", 30))
+	g.Write("empty.txt", "")
 	g.Commit("extra")
 	g.Git("repack", "-dq")
 	r := open(t, g.Dir)
@@ -34,6 +35,7 @@ func checkPackReader(t *testing.T, ofsDeltas string) {
 	}
 	list := g.Git("cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
 	counts := map[string]int{}
+	kept := map[plumbing.Hash][]byte{}
 	for _, line := range strings.Split(list, "\n") {
 		var hash, typ string
 		fmt.Sscan(line, &hash, &typ)
@@ -57,6 +59,9 @@ func checkPackReader(t *testing.T, ofsDeltas string) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if data == nil {
+			t.Fatalf("%s: nil content (too large) for %d bytes", hash, len(want))
+		}
 		if string(data) != string(want) {
 			t.Fatalf("%s: pack reader and go-git disagree (%d vs %d bytes)", hash, len(data), len(want))
 		}
@@ -68,18 +73,32 @@ func checkPackReader(t *testing.T, ofsDeltas string) {
 				t.Fatalf("%s over the limit: type %d, %d bytes, %v", hash, lt, len(ld), err)
 			}
 		}
-		sum := sha1.Sum(append([]byte(fmt.Sprintf("%s %d\x00", typ, len(data))), data...))
-		if plumbing.Hash(sum) != h {
-			t.Fatalf("%s: content hashes to %x", hash, sum)
+		if sum := objectHash(typ, data); sum != h {
+			t.Fatalf("%s: content hashes to %s", hash, sum)
 		}
+		kept[h] = data
 	}
 	if counts["blob"] < 100 || counts["tree"] < 100 {
 		t.Errorf("too few objects checked: %v", counts)
+	}
+	if _, ok := kept[plumbing.NewHash("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")]; !ok {
+		t.Error("the empty blob was not read")
+	}
+	// What a read returned is the caller's for good (the tree cache and
+	// the entity stage keep it): no later read may write into it.
+	for h, data := range kept {
+		if sum := objectHash(plumbing.BlobObject.String(), data); sum != h && objectHash("tree", data) != h {
+			t.Fatalf("%s changed after later reads", h)
+		}
 	}
 	// An object that is in no pack is read by go-git instead.
 	if _, _, err := r.packs.read(plumbing.NewHash(strings.Repeat("ab", 20)), 1<<40); err != errNotInPack {
 		t.Errorf("missing object: %v", err)
 	}
+}
+
+func objectHash(typ string, data []byte) plumbing.Hash {
+	return plumbing.Hash(sha1.Sum(append([]byte(fmt.Sprintf("%s %d\x00", typ, len(data))), data...)))
 }
 
 func TestPackHeaderParsing(t *testing.T) {
@@ -145,7 +164,7 @@ func FuzzPackAt(f *testing.F) {
 	f.Add([]byte{0x33, 0x78, 0x9c, 0x4b, 0x4c, 0x4a, 0x06, 0x00, 0x02, 0x4d, 0x01, 0x27, 0x65, 0x0c, 0x78, 0x9c, 0x63, 0x64, 0x64, 0x4c, 0x4c, 0x02, 0x00}, int64(12))
 	f.Fuzz(func(t *testing.T, data []byte, off int64) {
 		pr := &packReader{packs: []*pack{{idx: &packIndex{fanout: make([]byte, 1024)}, data: data}}, cache: newOffsetCache(1 << 20)}
-		typ, out, err := pr.at(0, off, 1<<20, 0)
+		typ, out, err := pr.at(0, off, 1<<20)
 		if err == nil && (typ < objCommit || typ > objTag) && out != nil {
 			t.Fatalf("type %d without error", typ)
 		}
