@@ -301,6 +301,24 @@ func (r *Repo) blob(h plumbing.Hash, limit int64) ([]byte, error) {
 	return data, nil
 }
 
+// blobTemp is blob for content that is only looked at, not kept: a
+// packed blob that is not cached is rebuilt into a buffer the pack reader
+// reuses, valid until the next read, and is not cached.
+func (r *Repo) blobTemp(h plumbing.Hash, limit int64) ([]byte, error) {
+	if r.packs != nil {
+		if _, ok := r.blobs.get(h); !ok {
+			typ, data, err := r.packs.readTemp(h, limit)
+			if err == nil && typ != objBlob {
+				err = fmt.Errorf("%s is a %v, not a blob", h, plumbing.ObjectType(typ))
+			}
+			if !errors.Is(err, errNotInPack) {
+				return data, err
+			}
+		}
+	}
+	return r.blob(h, limit)
+}
+
 // object reads an object's content from the packs, or through go-git for
 // a loose or borrowed object. Content larger than limit is not read: it
 // returns nil.

@@ -13,6 +13,12 @@ import (
 // growth was 40% of all the bytes a sync allocated, and each doubling
 // copies what was written so far.
 func patchDelta(base, delta []byte) ([]byte, error) {
+	return patchDeltaInto(nil, base, delta)
+}
+
+// patchDeltaInto is patchDelta writing into out's array when it has room
+// for the result (out must not overlap base).
+func patchDeltaInto(out, base, delta []byte) ([]byte, error) {
 	if len(base) == 0 || len(delta) < 2 {
 		return nil, packfile.ErrInvalidDelta
 	}
@@ -32,7 +38,10 @@ func patchDelta(base, delta []byte) ([]byte, error) {
 	if targetSize > uint(len(delta))*maxCopy {
 		return nil, packfile.ErrInvalidDelta
 	}
-	out := make([]byte, 0, targetSize)
+	if uint(cap(out)) < targetSize {
+		out = make([]byte, 0, targetSize)
+	}
+	out = out[:0]
 	for remaining := targetSize; remaining > 0; {
 		if len(delta) == 0 {
 			return nil, packfile.ErrInvalidDelta

@@ -76,7 +76,7 @@ func (s *followSources) sig(j int) *signature {
 		s.sigs, s.got = make([]*signature, len(s.files)), make([]bool, len(s.files))
 	}
 	if !s.got[j] {
-		s.sigs[j], s.got[j] = s.rn.sig(s.files[j].from.hash), true
+		s.sigs[j], s.got[j] = s.rn.sourceSig(s.files[j].from.hash), true
 	}
 	return s.sigs[j]
 }

@@ -26,10 +26,11 @@ type packReader struct {
 	cache *genCache[offsetKey, cached]
 	zr    io.ReadCloser // reused zlib reader
 	// Reused between reads: the chain being resolved, the top delta and
-	// the others, each needed only while it is applied.
-	chain    []deltaLink
-	top, mid []byte
-	head     [20]byte // a delta's header, for its result's size
+	// the others, each needed only while it is applied, and readTemp's
+	// content.
+	chain         []deltaLink
+	top, mid, out []byte
+	head          [20]byte // a delta's header, for its result's size
 }
 
 type pack struct {
@@ -164,7 +165,20 @@ var errNotInPack = errors.New("object not in a pack")
 func (pr *packReader) read(h plumbing.Hash, limit int64) (int, []byte, error) {
 	for pi, p := range pr.packs {
 		if off, ok := p.idx.find(h); ok {
-			return pr.at(pi, off, limit)
+			return pr.at(pi, off, limit, false)
+		}
+	}
+	return 0, nil, errNotInPack
+}
+
+// readTemp is read for content that is only looked at: unless the cache
+// holds the object, it is rebuilt into a buffer the reader reuses and is
+// not cached (the objects of its delta chain are). The content is valid
+// until the next read.
+func (pr *packReader) readTemp(h plumbing.Hash, limit int64) (int, []byte, error) {
+	for pi, p := range pr.packs {
+		if off, ok := p.idx.find(h); ok {
+			return pr.at(pi, off, limit, true)
 		}
 	}
 	return 0, nil, errNotInPack
@@ -194,8 +208,9 @@ type deltaLink struct {
 // reused buffer (allocating them was 6 % of what extraction allocated).
 // Every object rebuilt is allocated for itself: the cache keeps it, and a
 // caller may keep what it is given for good (a decoded tree's names point
-// into it, the entity stage keeps a file's source).
-func (pr *packReader) at(pi int, off int64, limit int64) (int, []byte, error) {
+// into it, the entity stage keeps a file's source); with temp, the object
+// asked for is the exception (readTemp).
+func (pr *packReader) at(pi int, off int64, limit int64, temp bool) (int, []byte, error) {
 	if e, ok := pr.cache.get(offsetKey{pi, off}); ok {
 		if int64(len(e.data)) > limit {
 			return e.typ, nil, nil
@@ -203,18 +218,19 @@ func (pr *packReader) at(pi int, off int64, limit int64) (int, []byte, error) {
 		return e.typ, e.data, nil
 	}
 	defer pr.dropLargeScratch()
-	typ, data, err := pr.descend(pi, off, limit)
+	typ, data, err := pr.descend(pi, off, limit, temp)
 	if err != nil || data == nil {
 		return typ, nil, err
 	}
-	return pr.ascend(typ, data, limit)
+	return pr.ascend(typ, data, limit, temp)
 }
 
 // descend walks a delta chain down from the object at off to a cached or
 // whole object, which it returns, leaving the deltas on the way in
 // pr.chain (the first one inflated in pr.top). Content too large for
-// limit comes back nil, with its type.
-func (pr *packReader) descend(pi int, off int64, limit int64) (int, []byte, error) {
+// limit comes back nil, with its type. With temp, an object stored whole
+// is inflated into pr.out and not cached.
+func (pr *packReader) descend(pi int, off int64, limit int64, temp bool) (int, []byte, error) {
 	pr.chain = pr.chain[:0]
 	for depth := 0; depth <= maxDeltaDepth; depth++ {
 		if depth > 0 {
@@ -235,6 +251,10 @@ func (pr *packReader) descend(pi int, off int64, limit int64) (int, []byte, erro
 		case objCommit, objTree, objBlob, objTag:
 			if depth == 0 && size > limit {
 				return typ, nil, nil
+			}
+			if depth == 0 && temp {
+				pr.out, err = pr.inflateInto(pr.out, p.data[pos:], size)
+				return typ, pr.out, err
 			}
 			data, err := pr.inflate(p.data[pos:], size)
 			if err != nil {
@@ -274,8 +294,9 @@ func (pr *packReader) descend(pi int, off int64, limit int64) (int, []byte, erro
 
 // ascend applies the deltas descend left in pr.chain to their base, from
 // the deepest up, caching each object rebuilt (the one asked for only when
-// it is not a commit or tag, as in descend).
-func (pr *packReader) ascend(typ int, data []byte, limit int64) (int, []byte, error) {
+// it is not a commit or tag, as in descend; with temp, it is rebuilt into
+// pr.out and not cached).
+func (pr *packReader) ascend(typ int, data []byte, limit int64, temp bool) (int, []byte, error) {
 	for i := len(pr.chain) - 1; i >= 0; i-- {
 		l := pr.chain[i]
 		delta := pr.top
@@ -286,30 +307,40 @@ func (pr *packReader) ascend(typ int, data []byte, limit int64) (int, []byte, er
 			}
 			delta = pr.mid
 		}
-		out, err := patchDelta(data, delta)
+		var into []byte
+		if i == 0 && temp {
+			into = pr.out[:0]
+		}
+		out, err := patchDeltaInto(into, data, delta)
 		if err != nil {
 			return 0, nil, fmt.Errorf("delta at %d: %w", l.off, err)
 		}
 		if data = out; data == nil {
 			data = []byte{} // an empty result, not "too large"
 		}
+		if i == 0 && temp {
+			pr.out = data
+		}
 		if i == 0 && int64(len(data)) > limit {
 			return typ, nil, nil
 		}
-		if i > 0 || (typ != objCommit && typ != objTag) {
+		if i > 0 || (!temp && typ != objCommit && typ != objTag) {
 			pr.cache.put(offsetKey{l.pi, l.off}, cached{typ, data})
 		}
 	}
 	return typ, data, nil
 }
 
-// dropLargeScratch lets a delta larger than maxScratch go once applied.
+// dropLargeScratch lets a buffer larger than maxScratch go once used.
 func (pr *packReader) dropLargeScratch() {
 	if cap(pr.top) > maxScratch {
 		pr.top = nil
 	}
 	if cap(pr.mid) > maxScratch {
 		pr.mid = nil
+	}
+	if cap(pr.out) > maxScratch {
+		pr.out = nil
 	}
 }
 
