@@ -38,12 +38,12 @@ func (r *Repo) docs(prefix string, h plumbing.Hash, out *[]Doc) error {
 		switch {
 		case e.Mode == filemode.Dir:
 			if !skipDocDir[strings.ToLower(t.name(e))] {
-				if err := r.docs(p, e.Hash, out); err != nil {
+				if err := r.docs(p, t.hash(e), out); err != nil {
 					return err
 				}
 			}
 		case isRegular(e.Mode) && IsDoc(p):
-			*out = append(*out, Doc{Path: p, Blob: e.Hash})
+			*out = append(*out, Doc{Path: p, Blob: t.hash(e)})
 		}
 	}
 	return nil

@@ -162,10 +162,10 @@ func (r *Repo) flatParts(prefix string, t *tree) ([][]flatFile, []flatFile, erro
 		switch e := &t.Entries[i]; e.Mode {
 		case filemode.Submodule:
 		case filemode.Dir:
-			subs[i], err = r.flatTree(join(prefix, t.name(e)), e.Hash)
+			subs[i], err = r.flatTree(join(prefix, t.name(e)), t.hash(e))
 		default:
 			var f flatFile
-			f, prev, err = r.flatFile(prefix, t.name(e), side{e.Hash, e.Mode}, prev)
+			f, prev, err = r.flatFile(prefix, t.name(e), t.side(e), prev)
 			direct = append(direct, f)
 		}
 		if err != nil {

@@ -131,7 +131,8 @@ func TestPackHeaderParsing(t *testing.T) {
 }
 
 // FuzzParseTree: any bytes either fail to parse or give entries whose
-// names contain no NUL, and parsing never panics.
+// names contain no NUL and whose object ids are in the tree, and parsing
+// never panics.
 func FuzzParseTree(f *testing.F) {
 	f.Add([]byte("100644 a.txt\x00" + strings.Repeat("\x01", 20) + "40000 dir\x00" + strings.Repeat("\x02", 20)))
 	f.Add([]byte("100644 \x00"))
@@ -144,6 +145,9 @@ func FuzzParseTree(f *testing.F) {
 		for i := range tr.Entries {
 			if name := tr.name(&tr.Entries[i]); strings.ContainsRune(name, 0) {
 				t.Fatalf("entry name with NUL: %q", name)
+			}
+			if h := tr.rawHash(&tr.Entries[i]); len(h) != 20 {
+				t.Fatalf("object id of %d bytes", len(h))
 			}
 		}
 	})
