@@ -149,11 +149,9 @@ func (r *Repo) fileChanges(oc *object.Commit) ([]change, error) {
 	var oldTree *tree
 	var oldHash plumbing.Hash
 	if len(oc.ParentHashes) > 0 && !r.shallow[oc.Hash] {
-		parent, err := r.commit(oc.ParentHashes[0])
-		if err != nil {
+		if oldHash, err = r.commitTreeHash(oc.ParentHashes[0]); err != nil {
 			return nil, fmt.Errorf("read parent %s: %w", oc.ParentHashes[0], err)
 		}
-		oldHash = parent.TreeHash
 		if oldTree, err = r.tree(oldHash); err != nil {
 			return nil, err
 		}
@@ -181,14 +179,14 @@ func (r *Repo) mergeOnly(oc *object.Commit, changes []change) ([]change, error) 
 		if len(changes) == 0 {
 			break
 		}
-		p, err := r.commit(ph)
+		th, err := r.commitTreeHash(ph)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read parent %s: %w", ph, err)
 		}
-		t, err := r.tree(p.TreeHash)
+		t, err := r.tree(th)
 		if err != nil {
 			return nil, err
 		}

@@ -48,7 +48,7 @@ type Options struct {
 	// other caches sit above, the rest. Rename detection adds its own:
 	// signatures an eighth, subtrees' file lists (follow sources) a
 	// sixteenth, blob sizes a thirty-second and each directory's own
-	// files a sixty-fourth.
+	// files a sixty-fourth; commits' trees a 128th.
 	CacheBytes int64
 }
 
@@ -77,24 +77,25 @@ var DefaultCacheBytes int64 = 160 << 20
 // Repo is an open repository. A Repo is not safe for concurrent use: open
 // one per goroutine (they share nothing but the files).
 type Repo struct {
-	Path     string
-	root     string
-	repo     *git.Repository
-	store    storer.EncodedObjectStorer
-	opts     Options
-	shallow  map[plumbing.Hash]bool
-	trees    *genCache[plumbing.Hash, *tree]
-	blobs    *genCache[plumbing.Hash, []byte]
-	sizes    *genCache[plumbing.Hash, int64]      // blob sizes, for rename detection
-	sigs     *genCache[plumbing.Hash, *signature] // rename signatures (nil: not scored)
-	flats    *genCache[flatKey, []flatFile]       // subtrees' files, as follow sources
-	direct   *genCache[string, []flatFile]        // each directory's own files, as last listed
-	hasher   sigHasher                            // builds rename signatures
-	table    sigTable                             // the destination scored against
-	rootFlat []flatFile                           // the last root tree's files, reused
-	langs    map[langKey]string
-	packs    *packReader // nil: read every object through go-git
-	bare     bool        // a bare repository (no work tree)
+	Path        string
+	root        string
+	repo        *git.Repository
+	store       storer.EncodedObjectStorer
+	opts        Options
+	shallow     map[plumbing.Hash]bool
+	trees       *genCache[plumbing.Hash, *tree]
+	commitTrees *genCache[plumbing.Hash, plumbing.Hash] // commits' trees, for their children
+	blobs       *genCache[plumbing.Hash, []byte]
+	sizes       *genCache[plumbing.Hash, int64]      // blob sizes, for rename detection
+	sigs        *genCache[plumbing.Hash, *signature] // rename signatures (nil: not scored)
+	flats       *genCache[flatKey, []flatFile]       // subtrees' files, as follow sources
+	direct      *genCache[string, []flatFile]        // each directory's own files, as last listed
+	hasher      sigHasher                            // builds rename signatures
+	table       sigTable                             // the destination scored against
+	rootFlat    []flatFile                           // the last root tree's files, reused
+	langs       map[langKey]string
+	packs       *packReader // nil: read every object through go-git
+	bare        bool        // a bare repository (no work tree)
 }
 
 // Open opens the repository containing path (a work tree, a subdirectory of
@@ -142,7 +143,8 @@ func Open(path string, opts Options) (*Repo, error) {
 		blobs: newByteCache(int(opts.CacheBytes / 4)), sizes: newSizeCache(int(opts.CacheBytes / 64)),
 		sigs: newSignatureCache(int(opts.CacheBytes / 16)), flats: newFlatCache(int(opts.CacheBytes / 32)),
 		direct: newDirectCache(int(opts.CacheBytes / 128)), langs: map[langKey]string{},
-		bare: errors.Is(wtErr, git.ErrIsBareRepository)}
+		commitTrees: newCommitTreeCache(int(opts.CacheBytes / 256)),
+		bare:        errors.Is(wtErr, git.ErrIsBareRepository)}
 	if r.packs, err = openPacks(objectsDir(fsStore.Filesystem().Root()), int(opts.CacheBytes/4)); err != nil {
 		return nil, fmt.Errorf("open packs of %s: %w", path, err)
 	}
@@ -215,6 +217,7 @@ func (r *Repo) ReleaseMemory() {
 // its memory to theirs.
 func (r *Repo) DropCaches() {
 	r.trees.clear()
+	r.commitTrees.clear()
 	r.blobs.clear()
 	clear(r.langs)
 	if r.packs != nil {
@@ -412,6 +415,25 @@ func (r *Repo) commitObject(hash string) (*object.Commit, error) {
 	return c, nil
 }
 
+// commitTreeHash is a commit's tree. A sync loads parents before their
+// children, so a parent's tree is known from its own load and is not read
+// and decoded again (that was half of reading commits: 0.6 GB of a
+// git/git sync's allocation).
+func (r *Repo) commitTreeHash(h plumbing.Hash) (plumbing.Hash, error) {
+	if t, ok := r.commitTrees.get(h); ok {
+		return t, nil
+	}
+	c, err := r.commit(h)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return c.TreeHash, nil
+}
+
+func newCommitTreeCache(max int) *genCache[plumbing.Hash, plumbing.Hash] {
+	return newCache[plumbing.Hash](max, func(plumbing.Hash) int { return 64 })
+}
+
 // commit reads and decodes a commit object: from the packs when it is
 // there (go-git's decoder on our bytes), else through go-git.
 func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
@@ -426,6 +448,7 @@ func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
 	if err := c.Decode(&rawObject{hash: h, typ: plumbing.CommitObject, data: raw}); err != nil {
 		return nil, err
 	}
+	r.commitTrees.put(h, c.TreeHash)
 	return c, nil
 }
 
