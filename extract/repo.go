@@ -48,7 +48,8 @@ type Options struct {
 	// other caches sit above, the rest. Rename detection adds its own:
 	// signatures an eighth, subtrees' file lists (follow sources) a
 	// sixteenth, blob sizes a thirty-second and each directory's own
-	// files a sixty-fourth; commits' trees a 128th.
+	// files a sixty-fourth; commits' trees and whether paths are vendored
+	// a 128th each.
 	CacheBytes int64
 }
 
@@ -85,6 +86,7 @@ type Repo struct {
 	shallow     map[plumbing.Hash]bool
 	trees       *genCache[plumbing.Hash, *tree]
 	commitTrees *genCache[plumbing.Hash, plumbing.Hash] // commits' trees, for their children
+	vendor      *genCache[string, bool]                 // enry.IsVendor by path
 	blobs       *genCache[plumbing.Hash, []byte]
 	sizes       *genCache[plumbing.Hash, int64]      // blob sizes, for rename detection
 	sigs        *genCache[plumbing.Hash, *signature] // rename signatures (nil: not scored)
@@ -143,8 +145,8 @@ func Open(path string, opts Options) (*Repo, error) {
 		blobs: newByteCache(int(opts.CacheBytes / 4)), sizes: newSizeCache(int(opts.CacheBytes / 64)),
 		sigs: newSignatureCache(int(opts.CacheBytes / 16)), flats: newFlatCache(int(opts.CacheBytes / 32)),
 		direct: newDirectCache(int(opts.CacheBytes / 128)), langs: map[langKey]string{},
-		commitTrees: newCommitTreeCache(int(opts.CacheBytes / 256)),
-		bare:        errors.Is(wtErr, git.ErrIsBareRepository)}
+		commitTrees: newCommitTreeCache(int(opts.CacheBytes / 256)), vendor: newVendorCache(int(opts.CacheBytes / 256)),
+		bare: errors.Is(wtErr, git.ErrIsBareRepository)}
 	if r.packs, err = openPacks(objectsDir(fsStore.Filesystem().Root()), int(opts.CacheBytes/4)); err != nil {
 		return nil, fmt.Errorf("open packs of %s: %w", path, err)
 	}
@@ -218,6 +220,7 @@ func (r *Repo) ReleaseMemory() {
 func (r *Repo) DropCaches() {
 	r.trees.clear()
 	r.commitTrees.clear()
+	r.vendor.clear()
 	r.blobs.clear()
 	clear(r.langs)
 	if r.packs != nil {
