@@ -15,6 +15,7 @@ type genCache[K comparable, V any] struct {
 	max, size  int
 	sizeOf     func(V) int
 	young, old map[K]V
+	turns      int // how many times young became old (or both were cleared)
 }
 
 func newCache[K comparable, V any](max int, sizeOf func(V) int) *genCache[K, V] {
@@ -26,6 +27,7 @@ func (c *genCache[K, V]) get(k K) (V, bool) {
 		return v, true
 	}
 	if v, ok := c.old[k]; ok {
+		delete(c.old, k)
 		c.put(k, v)
 		return v, true
 	}
@@ -36,12 +38,22 @@ func (c *genCache[K, V]) get(k K) (V, bool) {
 // clear drops every entry.
 func (c *genCache[K, V]) clear() {
 	c.young, c.old, c.size = map[K]V{}, nil, 0
+	c.turns++
+}
+
+// set replaces the value of a key the young generation holds (as get
+// leaves it), without counting its size again.
+func (c *genCache[K, V]) set(k K, v V) {
+	if _, ok := c.young[k]; ok {
+		c.young[k] = v
+	}
 }
 
 func (c *genCache[K, V]) put(k K, v V) {
 	n := c.sizeOf(v)
 	if c.size+n > c.max {
 		c.old, c.young, c.size = c.young, map[K]V{}, 0
+		c.turns++
 	}
 	c.young[k] = v
 	c.size += n

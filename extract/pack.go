@@ -31,6 +31,7 @@ type packReader struct {
 	chain         []deltaLink
 	top, mid, out []byte
 	head          [20]byte // a delta's header, for its result's size
+	recycle       recycler
 }
 
 type pack struct {
@@ -215,6 +216,10 @@ func (pr *packReader) at(pi int, off int64, limit int64, temp bool) (int, []byte
 		if int64(len(e.data)) > limit {
 			return e.typ, nil, nil
 		}
+		if !temp && !e.lent {
+			e.lent = true
+			pr.cache.set(offsetKey{pi, off}, e)
+		}
 		return e.typ, e.data, nil
 	}
 	defer pr.dropLargeScratch()
@@ -256,7 +261,7 @@ func (pr *packReader) descend(pi int, off int64, limit int64, temp bool) (int, [
 				pr.out, err = pr.inflateInto(pr.out, p.data[pos:], size)
 				return typ, pr.out, err
 			}
-			data, err := pr.inflate(p.data[pos:], size)
+			data, err := pr.inflateInto(pr.alloc(size, nil, depth == 0), p.data[pos:], size)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -264,7 +269,7 @@ func (pr *packReader) descend(pi int, off int64, limit int64, temp bool) (int, [
 			// history's commits would push out the trees and blobs that
 			// later reads and deltas need. (As a delta's base it is kept.)
 			if depth > 0 || (typ != objCommit && typ != objTag) {
-				pr.cache.put(offsetKey{pi, off}, cached{typ, data})
+				pr.cache.put(offsetKey{pi, off}, cached{typ: typ, data: data, lent: depth == 0})
 			}
 			return typ, data, nil
 		case objOFSDelta, objREFDelta:
@@ -310,6 +315,8 @@ func (pr *packReader) ascend(typ int, data []byte, limit int64, temp bool) (int,
 		var into []byte
 		if i == 0 && temp {
 			into = pr.out[:0]
+		} else if target := deltaTargetSize(delta); target >= 0 && target <= maxObjectBytes {
+			into = pr.alloc(target, data, i == 0)[:0]
 		}
 		out, err := patchDeltaInto(into, data, delta)
 		if err != nil {
@@ -325,7 +332,7 @@ func (pr *packReader) ascend(typ int, data []byte, limit int64, temp bool) (int,
 			return typ, nil, nil
 		}
 		if i > 0 || (!temp && typ != objCommit && typ != objTag) {
-			pr.cache.put(offsetKey{l.pi, l.off}, cached{typ, data})
+			pr.cache.put(offsetKey{l.pi, l.off}, cached{typ: typ, data: data, lent: i == 0})
 		}
 	}
 	return typ, data, nil
@@ -536,8 +543,9 @@ type offsetKey struct {
 type cached struct {
 	typ  int
 	data []byte
+	lent bool // handed to a caller: never written again (recycle.go)
 }
 
 func newOffsetCache(max int) *genCache[offsetKey, cached] {
-	return newCache[offsetKey](max, func(c cached) int { return len(c.data) })
+	return newCache[offsetKey](max, func(c cached) int { return cap(c.data) })
 }
