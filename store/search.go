@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"iter"
 	"strings"
 	"unicode"
 
@@ -17,7 +18,7 @@ import (
 // and the whole name still matches exactly.
 func SearchText(text string) string {
 	var parts []string
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isIdentRune(r) }) {
+	for w := range identWords(text) {
 		parts = append(parts, CompoundParts(w)...)
 	}
 	if len(parts) == 0 {
@@ -28,11 +29,40 @@ func SearchText(text string) string {
 
 func isIdentRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
+// identWords yields the words of s that strings.FieldsFunc would return
+// with the separators !isIdentRune, without building their slice.
+func identWords(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := -1
+		for i, r := range s {
+			switch {
+			case isIdentRune(r):
+				if start < 0 {
+					start = i
+				}
+			case start >= 0:
+				if !yield(s[start:i]) {
+					return
+				}
+				start = -1
+			}
+		}
+		if start >= 0 {
+			yield(s[start:])
+		}
+	}
+}
+
 // CompoundParts returns the parts of a compound identifier, or nil when w
 // is a plain word. A name with a leading or trailing underscore is
 // compound too: "_headers" is one part, "headers", which the index's
 // tokenizer (that keeps underscores in words) would not find otherwise.
 func CompoundParts(w string) []string {
+	// A word without underscores in one part is that part lower-cased:
+	// plain. Most words of a message are; counting allocates nothing.
+	if !strings.Contains(w, "_") && identifierPartCount(w) <= 1 {
+		return nil
+	}
 	ps := IdentifierParts(w)
 	if len(ps) > 1 || len(ps) == 1 && ps[0] != strings.ToLower(w) {
 		return ps
@@ -69,6 +99,39 @@ func IdentifierParts(w string) []string {
 	}
 	flush(len(rs))
 	return out
+}
+
+// identifierPartCount is len(IdentifierParts(w)) without building the
+// parts.
+func identifierPartCount(w string) int {
+	var buf [64]rune
+	rs := buf[:0]
+	for _, r := range w {
+		rs = append(rs, r)
+	}
+	n, start := 0, 0
+	flush := func(end int) {
+		if end > start {
+			n++
+		}
+		start = end
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == '_':
+			flush(i)
+			start = i + 1
+		case i > start && unicode.IsUpper(r) && unicode.IsLower(rs[i-1]):
+			flush(i)
+		case i > start && unicode.IsUpper(r) && unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+			flush(i)
+		case i > start && unicode.IsDigit(r) != unicode.IsDigit(rs[i-1]):
+			flush(i)
+		}
+	}
+	flush(len(rs))
+	return n
 }
 
 // maxProseBytes bounds the added prose indexed for one commit: a commit
@@ -179,8 +242,8 @@ func diffIdentifiers(c *model.Commit) []string {
 				if line == "" || (line[0] != '+' && line[0] != '-') {
 					continue
 				}
-				for _, w := range strings.FieldsFunc(line[1:], func(r rune) bool { return !isIdentRune(r) }) {
-					if len(w) < 4 || seen[w] || len(IdentifierParts(w)) < 2 {
+				for w := range identWords(line[1:]) {
+					if len(w) < 4 || seen[w] || identifierPartCount(w) < 2 {
 						continue
 					}
 					seen[w] = true

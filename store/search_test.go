@@ -64,3 +64,30 @@ func TestCompoundPartsUnderscoreEdges(t *testing.T) {
 		t.Errorf("SearchText kept no part of _headers: %q", got)
 	}
 }
+
+func FuzzIdentifierPartCount(f *testing.F) {
+	for _, s := range []string{"parseConfigFile", "HTTPServer2", "snake_case", "_headers", "plain", "Ünïcode_Wörd", "a__b", "\xffAb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := identifierPartCount(s), len(IdentifierParts(s)); got != want {
+			t.Fatalf("identifierPartCount(%q) = %d, want %d", s, got, want)
+		}
+		plain := !strings.Contains(s, "_") && len(IdentifierParts(s)) <= 1
+		if plain && len(IdentifierParts(s)) == 1 && IdentifierParts(s)[0] != strings.ToLower(s) {
+			t.Fatalf("%q: one part %q without underscores is not the word lower-cased", s, IdentifierParts(s)[0])
+		}
+	})
+}
+
+func FuzzIdentWords(f *testing.F) {
+	for _, s := range []string{"a b", "  parse_config(File) ", "x\xffy", "é,ü;", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.FieldsFunc(s, func(r rune) bool { return !isIdentRune(r) })
+		if got := slices.Collect(identWords(s)); !slices.Equal(got, want) {
+			t.Fatalf("identWords(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
