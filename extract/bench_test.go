@@ -55,32 +55,14 @@ func BenchmarkExtract(b *testing.B) {
 //
 //	go test ./extract -run '^$' -bench FollowGit -count 5
 func BenchmarkFollowGit(b *testing.B) {
-	dir := os.Getenv("GITMEMORY_BENCH_GIT")
-	if dir == "" {
-		dir = "/work/.mirror/git+git/repo"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("no git/git repository (GITMEMORY_BENCH_GIT): %v", err)
-	}
+	dir := benchGitDir(b)
 	out, err := exec.Command("git", "-C", dir, "log", "--reverse", "--no-merges", "--no-renames",
 		"--diff-filter=A", "--format=%H", "HEAD").Output()
 	if err != nil {
 		b.Fatal(err)
 	}
 	hashes := strings.Fields(string(out))
-	for b.Loop() {
-		r, err := Open(dir, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, h := range hashes {
-			if _, err := r.Load(h); err != nil {
-				b.Fatal(err)
-			}
-		}
-		r.Close()
-	}
-	b.ReportMetric(float64(len(hashes)*b.N)/b.Elapsed().Seconds(), "commits/s")
+	loadEach(b, dir, hashes)
 }
 
 // BenchmarkLoadGit loads git/git's commits oldest first, as a sync does
@@ -97,13 +79,7 @@ func BenchmarkFollowGit(b *testing.B) {
 //	go test ./extract -run '^$' -bench LoadGit -benchmem -count 3
 //	GOMEMLIMIT=530MiB GITMEMORY_BENCH_BALLAST_MB=350 go test ./extract -run '^$' -bench LoadGit
 func BenchmarkLoadGit(b *testing.B) {
-	dir := os.Getenv("GITMEMORY_BENCH_GIT")
-	if dir == "" {
-		dir = "/work/.mirror/git+git/repo"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("no git/git repository (GITMEMORY_BENCH_GIT): %v", err)
-	}
+	dir := benchGitDir(b)
 	out, err := exec.Command("git", "-C", dir, "rev-list", "--reverse", "--topo-order", "HEAD").Output()
 	if err != nil {
 		b.Fatal(err)
@@ -115,19 +91,7 @@ func BenchmarkLoadGit(b *testing.B) {
 	}
 	hashes = hashes[from:min(len(hashes), from+n)]
 	ballast := makeBallast(envInt("GITMEMORY_BENCH_BALLAST_MB", 0) << 20)
-	for b.Loop() {
-		r, err := Open(dir, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, h := range hashes {
-			if _, err := r.Load(h); err != nil {
-				b.Fatal(err)
-			}
-		}
-		r.Close()
-	}
-	b.ReportMetric(float64(len(hashes)*b.N)/b.Elapsed().Seconds(), "commits/s")
+	loadEach(b, dir, hashes)
 	runtime.KeepAlive(ballast)
 }
 
@@ -151,4 +115,35 @@ func envInt(name string, def int) int {
 		return n
 	}
 	return def
+}
+
+// benchGitDir is the git/git repository the benchmarks read
+// (GITMEMORY_BENCH_GIT), or skips the benchmark.
+func benchGitDir(b *testing.B) string {
+	dir := os.Getenv("GITMEMORY_BENCH_GIT")
+	if dir == "" {
+		dir = "/work/.mirror/git+git/repo"
+	}
+	if _, err := os.Stat(dir); err != nil {
+		b.Skipf("no git/git repository (GITMEMORY_BENCH_GIT): %v", err)
+	}
+	return dir
+}
+
+// loadEach loads hashes in order from a fresh Repo per round and reports
+// commits a second.
+func loadEach(b *testing.B, dir string, hashes []string) {
+	for b.Loop() {
+		r, err := Open(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, h := range hashes {
+			if _, err := r.Load(h); err != nil {
+				b.Fatal(err)
+			}
+		}
+		r.Close()
+	}
+	b.ReportMetric(float64(len(hashes)*b.N)/b.Elapsed().Seconds(), "commits/s")
 }

@@ -76,28 +76,7 @@ func CompoundParts(w string) []string {
 func IdentifierParts(w string) []string {
 	rs := []rune(w)
 	var out []string
-	start := 0
-	flush := func(end int) {
-		if end > start {
-			out = append(out, strings.ToLower(string(rs[start:end])))
-		}
-		start = end
-	}
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case r == '_':
-			flush(i)
-			start = i + 1
-		case i > start && unicode.IsUpper(r) && unicode.IsLower(rs[i-1]):
-			flush(i)
-		case i > start && unicode.IsUpper(r) && unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-			flush(i)
-		case i > start && unicode.IsDigit(r) != unicode.IsDigit(rs[i-1]):
-			flush(i)
-		}
-	}
-	flush(len(rs))
+	splitIdentifier(rs, func(start, end int) { out = append(out, strings.ToLower(string(rs[start:end]))) })
 	return out
 }
 
@@ -109,10 +88,18 @@ func identifierPartCount(w string) int {
 	for _, r := range w {
 		rs = append(rs, r)
 	}
-	n, start := 0, 0
+	n := 0
+	splitIdentifier(rs, func(int, int) { n++ })
+	return n
+}
+
+// splitIdentifier calls part with the bounds of each part of rs, in
+// order (see IdentifierParts).
+func splitIdentifier(rs []rune, part func(start, end int)) {
+	start := 0
 	flush := func(end int) {
 		if end > start {
-			n++
+			part(start, end)
 		}
 		start = end
 	}
@@ -131,7 +118,6 @@ func identifierPartCount(w string) int {
 		}
 	}
 	flush(len(rs))
-	return n
 }
 
 // maxProseBytes bounds the added prose indexed for one commit: a commit

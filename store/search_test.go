@@ -91,3 +91,11 @@ func FuzzIdentWords(f *testing.F) {
 		}
 	})
 }
+
+// TestIdentifierPartCountAllocatesNothing: it runs for every word of every
+// commit's keyword text, where allocating was most of its cost.
+func TestIdentifierPartCountAllocatesNothing(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { identifierPartCount("parseHTTPConfig_file2") }); n != 0 {
+		t.Errorf("identifierPartCount allocates %v times a call", n)
+	}
+}
