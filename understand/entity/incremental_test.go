@@ -825,7 +825,11 @@ func TestChangesMemoryFlat(t *testing.T) {
 	if heap1 > heap0+8<<20 {
 		t.Errorf("Go heap grew from %d to %d KiB", heap0>>10, heap1>>10)
 	}
-	if rss0 > 0 && rss1 > rss0+4<<20 {
+	// glibc keeps some freed C memory in its arenas for later: 7 MiB more
+	// was seen on a loaded machine with nothing leaked. A tree not closed
+	// leaks its whole parse tree (22-37 bytes a source byte) at each of
+	// these 6,000 changes, far more than the margin.
+	if rss0 > 0 && rss1 > rss0+16<<20 {
 		t.Errorf("memory outside the Go heap grew from %d to %d KiB", rss0>>10, rss1>>10)
 	}
 	p.Close()
