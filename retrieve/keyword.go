@@ -78,12 +78,7 @@ func KeywordScores(ctx context.Context, st *store.Store, q KeywordQuery, ids []i
 	if q.Cache != nil && !q.MessagesOnly {
 		return cachedScores(ctx, st, q.Cache, alts, ids)
 	}
-	rank := bm25Expr()
-	expr := strings.Join(alts, " OR ")
-	if q.MessagesOnly {
-		expr = "{subject body} : (" + expr + ")"
-		rank = bm25With(messageWeights)
-	}
+	expr, rank := q.disjunction(alts)
 	args := []any{expr}
 	for _, id := range ids {
 		args = append(args, id)
@@ -118,14 +113,20 @@ func bm25With(w [6]float64) string {
 	return fmt.Sprintf("bm25(search, %g, %g, %g, %g, %g, %g)", w[0], w[1], w[2], w[3], w[4], w[5])
 }
 
+// disjunction is the FTS5 query matching any of alts, and the bm25()
+// expression that ranks it: over subject and body alike for MessagesOnly,
+// else over every column with the index's weights.
+func (q KeywordQuery) disjunction(alts []string) (expr, rank string) {
+	expr = strings.Join(alts, " OR ")
+	if q.MessagesOnly {
+		return "{subject body} : (" + expr + ")", bm25With(messageWeights)
+	}
+	return expr, bm25Expr()
+}
+
 // sqlKeyword ranks the disjunction of alts in SQLite.
 func sqlKeyword(ctx context.Context, st *store.Store, alts []string, q KeywordQuery) ([]KeywordHit, error) {
-	expr := strings.Join(alts, " OR ")
-	rank := bm25Expr()
-	if q.MessagesOnly {
-		expr = "{subject body} : (" + expr + ")"
-		rank = bm25With(messageWeights)
-	}
+	expr, rank := q.disjunction(alts)
 	// One read transaction: the counts that decide the pruning and the
 	// ranking read the same snapshot, whatever a sync commits meanwhile.
 	tx, err := st.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
