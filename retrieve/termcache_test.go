@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -231,6 +232,34 @@ func TestKeywordScoresAreTheSearchScores(t *testing.T) {
 			if _, ok := got[unmatched]; ok {
 				t.Errorf("%q: row %d matches none of the terms and got a score", terms, unmatched)
 			}
+		}
+	}
+}
+
+// TestKeywordScoresErrorsAndSyntax: a cancelled query is an error of
+// KeywordScores, through SQLite and the cache, and of the lookup of a
+// subject the reverts follow; words that are FTS5 syntax are searched as
+// words, not read as a query.
+func TestKeywordScoresErrorsAndSyntax(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.go", "package a\n")
+	g.Commit(`Quote "NEAR(x y)" and a* in the parser`)
+	st := indexRepo(t, g)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []*TermCache{nil, NewTermCache(0)} {
+		if _, err := KeywordScores(ctx, st, KeywordQuery{Terms: []string{"parser"}, Cache: c}, []int64{1}); !errors.Is(err, context.Canceled) {
+			t.Errorf("KeywordScores (cache %v) on a cancelled query: %v, want context.Canceled", c != nil, err)
+		}
+	}
+	s := NewSearcher(st, nil, nil, SearchOptions{})
+	if _, err := s.withSubject(ctx, "Quote", 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("withSubject on a cancelled query: %v, want context.Canceled", err)
+	}
+	for _, c := range []*TermCache{nil, NewTermCache(0)} {
+		got, err := KeywordScores(context.Background(), st, KeywordQuery{Terms: []string{`"near(x`, "a*", `y)"`}, Cache: c}, []int64{1})
+		if err != nil || len(got) != 1 || got[1] >= 0 {
+			t.Errorf("KeywordScores of FTS5 syntax (cache %v) = %v, %v; want row 1 scored", c != nil, got, err)
 		}
 	}
 }
