@@ -8,6 +8,9 @@ import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from project import parse_words  # noqa: E402
+
 QUERIES = ("memory ram slow quadratic square crash duplicate unique sandbox deprecated "
            "remove depth nested escape quiet timeout windows permission cache parse").split()
 
@@ -15,18 +18,7 @@ QUERIES = ("memory ram slow quadratic square crash duplicate unique sandbox depr
 def load(path):
     with open(path, "rb") as f:
         data = f.read()
-    if data[:8] != b"GMWVEC1\n":
-        raise ValueError("bad magic")
-    n, dims = struct.unpack_from("<II", data, 8)
-    off = 16
-    words, counts = [], []
-    for _ in range(n):
-        ln = data[off]
-        off += 1
-        words.append(data[off:off + ln].decode())
-        off += ln
-        counts.append(struct.unpack_from("<I", data, off)[0])
-        off += 4
+    n, dims, words, counts, off = parse_words(data)
     rows = [struct.unpack_from(f"<{dims}b", data, off + i * dims) for i in range(n)]
     off += n * dims
     scales = struct.unpack_from(f"<{n}f", data, off)

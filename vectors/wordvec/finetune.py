@@ -42,16 +42,7 @@ SIF_A = 1e-3  # vectors/wordvec.go: sifA
 def read_table(path):
     with open(path, "rb") as f:
         data = f.read()
-    if data[:8] != b"GMWVEC1\n":
-        raise ValueError("bad magic")
-    n, d = struct.unpack_from("<II", data, 8)
-    off, words, counts = 16, [], []
-    for _ in range(n):
-        ln = data[off]
-        words.append(data[off + 1:off + 1 + ln].decode())
-        off += 1 + ln
-        counts.append(struct.unpack_from("<I", data, off)[0])
-        off += 4
+    n, d, words, counts, off = project.parse_words(data)
     codes = np.frombuffer(data, dtype=np.int8, count=n * d, offset=off).reshape(n, d)
     scales = np.frombuffer(data, dtype="<f4", count=n, offset=off + n * d)
     return words, np.array(counts, dtype=np.float64), codes.astype(np.float32) * scales[:, None]

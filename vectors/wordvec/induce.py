@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import commits  # noqa: E402
 from extract import tokenize  # noqa: E402
 from finetune import read_table  # noqa: E402
+from project import parse_words  # noqa: E402
 
 git, tin, tout = sys.argv[1:4]
 mincount = int(sys.argv[4]) if len(sys.argv) > 4 else 3
@@ -65,11 +66,8 @@ for w in sorted(oov, key=lambda w: (-repo_counts[w], w)):
 print(f"{len(docs)} messages, {len(oov)} unknown words seen {mincount}+ times, {len(new_words)} given vectors; "
       f"e.g. {new_words[:15]}", file=sys.stderr)
 raw = open(tin, "rb").read()
-n, d = struct.unpack_from("<II", raw, 8)
-off = 16
-for _ in range(n):
-    off += 1 + raw[off] + 4
-wl_end, codes_end = off, off + n * d
+n, d, _, _, wl_end = parse_words(raw)
+codes_end = wl_end + n * d
 nv = np.array(new_vecs, dtype=np.float32).reshape(-1, d)
 m = np.abs(nv).max(1)
 scale = (m / 127).astype("<f4")

@@ -29,9 +29,8 @@ from extract import tokenize  # noqa: E402
 TAU, LR, BATCH, EPOCHS, HELD_OUT = 0.05, 1e-3, 1024, 4, 5000
 
 
-def load_table(path):
-    with open(path, "rb") as f:
-        data = f.read()
+def parse_words(data):
+    """The table's size, words and counts, and the offset of its rows."""
     if data[:8] != b"GMWVEC1\n":
         raise ValueError("bad magic")
     n, d = struct.unpack_from("<II", data, 8)
@@ -44,6 +43,13 @@ def load_table(path):
         off += ln
         counts.append(struct.unpack_from("<I", data, off)[0])
         off += 4
+    return n, d, words, counts, off
+
+
+def load_table(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    n, d, words, counts, off = parse_words(data)
     codes = np.frombuffer(data, dtype=np.int8, count=n * d, offset=off).reshape(n, d).astype(np.float64)
     off += n * d
     scales = np.frombuffer(data, dtype="<f4", count=n, offset=off).astype(np.float64)
