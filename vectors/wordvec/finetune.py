@@ -76,11 +76,12 @@ def load_pairs(specs, index):
         with open(cache, "rb") as f:
             return pickle.load(f)
     out = []
-    for s, b in project.pairs(specs):
-        si = [index[t] for t in s if t in index]
-        bi = [index[t] for t in b if t in index]
-        if si and bi:
-            out.append((np.array(si, dtype=np.int64), np.array(bi, dtype=np.int64)))
+    for r, spec in enumerate(specs):
+        for s, b in project.pairs([spec]):
+            si = [index[t] for t in s if t in index]
+            bi = [index[t] for t in b if t in index]
+            if si and bi:
+                out.append((np.array(si, dtype=np.int64), np.array(bi, dtype=np.int64), r))
     if cache:
         with open(cache, "wb") as f:
             pickle.dump(out, f)
@@ -113,14 +114,34 @@ class Model(torch.nn.Module):
         return F.normalize(x @ self.proj.T, dim=1)
 
 
+def batches(train, rng):
+    """Batches of BATCH pairs in a shuffled order. With SAME_REPO set, each
+    batch's pairs come from one repository, so that a subject must tell its
+    body from its own project's other bodies, as a question must tell its
+    answer from the rest of one history."""
+    if not os.environ.get("SAME_REPO"):
+        order = rng.permutation(len(train))
+        return [[train[i] for i in order[k:k + BATCH]] for k in range(0, len(order) - BATCH + 1, BATCH)]
+    by = {}
+    for p in train:
+        by.setdefault(p[2], []).append(p)
+    out = []
+    for r in sorted(by):
+        ps = by[r]
+        order = rng.permutation(len(ps))
+        size = min(BATCH, len(ps))
+        out += [[ps[i] for i in order[k:k + size]] for k in range(0, len(ps) - size + 1, size)]
+    return [out[i] for i in rng.permutation(len(out))]
+
+
 def recall1(model, held):
     with torch.no_grad():
         table = model.weighted()
         hits = 0
         for k in range(0, len(held), 1000):
             chunk = held[k:k + 1000]
-            u = model.embed(table, [s for s, _ in chunk])
-            v = model.embed(table, [b for _, b in chunk])
+            u = model.embed(table, [p[0] for p in chunk])
+            v = model.embed(table, [p[1] for p in chunk])
             hits += int((torch.argmax(u @ v.T, 1) == torch.arange(len(chunk))).sum())
         return hits / len(held)
 
@@ -142,14 +163,12 @@ def main():
           file=sys.stderr, flush=True)
     opt = torch.optim.Adam([{"params": [model.rows], "lr": LR_ROWS},
                             {"params": [model.proj], "lr": LR_PROJ}])
-    labels = torch.arange(BATCH)
     for epoch in range(EPOCHS):
-        order = rng.permutation(len(train))
-        for k in range(0, len(order) - BATCH + 1, BATCH):
-            batch = [train[i] for i in order[k:k + BATCH]]
+        for batch in batches(train, rng):
+            labels = torch.arange(len(batch))
             table = model.weighted()
-            u = model.embed(table, [s for s, _ in batch])
-            v = model.embed(table, [b for _, b in batch])
+            u = model.embed(table, [p[0] for p in batch])
+            v = model.embed(table, [p[1] for p in batch])
             logits = u @ v.T / TAU
             loss = (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
             # The pull towards the starting rows, per row touched, so that
