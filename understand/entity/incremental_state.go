@@ -229,8 +229,12 @@ func (p *Parser) parseTree(ctx context.Context, st *langState, old *sitter.Tree,
 		return nil, err
 	}
 	liveTrees.Add(1)
+	treeParses.Add(1)
 	return tree, nil
 }
+
+// treeParses counts tree-sitter's parses, for the tests.
+var treeParses atomic.Int64
 
 // liveTrees counts the trees that Changes made and has not closed, for
 // tests that check it frees them all.

@@ -905,6 +905,48 @@ func TestChangesGrowsGroups(t *testing.T) {
 	})
 }
 
+// TestChangesGuardedHeaderParsedOnce edits a C++ header that an include
+// guard makes one top-level node, so one chunk, and that a macro in a
+// template's parameter list leaves with a missing ")" (fmt's
+// FMT_ENABLE_IF(sizeof(To) > sizeof(From))). Such a chunk's reparse could
+// only end in a whole parse: each version is parsed once, whole, and the
+// entities stay exact.
+func TestChangesGuardedHeaderParsedOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("#ifndef FORMAT_H_\n#define FORMAT_H_\n\n#include <cstddef>\n\n" +
+		"template <typename To, typename From, ENABLE_IF(sizeof(To) > sizeof(From))>\n" +
+		"inline auto narrow(From x) -> To {\n  return static_cast<To>(x);\n}\n\n")
+	for i := range 6 {
+		fmt.Fprintf(&b, "inline int f%d(int x) {\n  return x + %d;\n}\n\n", i, i)
+	}
+	b.WriteString("#endif  // FORMAT_H_\n")
+	base := b.String()
+	steps := []struct{ name, from, to string }{
+		{"a function added", "#endif", "inline int g(int x) {\n  return -x;\n}\n\n#endif"},
+		{"a signature changed", "inline int f3(int x) {", "inline long f3(long x) {"},
+		{"a function removed", "inline int f1(int x) {\n  return x + 1;\n}\n\n", ""},
+	}
+	withMinChunk(true, func() {
+		c := newChecker(t, "C++")
+		prev := version("format.h", []byte(base))
+		c.step("add", Version{Path: "format.h"}, prev, 0)
+		src := base
+		for _, s := range steps {
+			if !strings.Contains(src, s.from) {
+				t.Fatalf("%s: the file lacks %q", s.name, s.from)
+			}
+			src = strings.Replace(src, s.from, s.to, 1)
+			next := version("format.h", []byte(src))
+			before := treeParses.Load()
+			c.step(s.name, prev, next, 0)
+			if n := treeParses.Load() - before; n != 1 {
+				t.Errorf("%s: %d parses, want 1", s.name, n)
+			}
+			prev = next
+		}
+	})
+}
+
 // TestChangesPythonIndentedAfterComment: a chunk must not start at a
 // comment before an indented line, which a block added before the comment
 // takes into itself (found by TestChangesRandom with 20 seeds).

@@ -3,6 +3,7 @@ package entity
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -43,7 +44,12 @@ func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSr
 	pending := groupEdits(offsets, edits)
 	for growth := 0; len(pending) > 0; {
 		g := pending[0]
-		ch, text, scratch, err := p.groupChunk(ctx, l, st, prev, g, offsets, rows, oldSrc, newSrc)
+		ch, text, scratch, err := p.groupChunk(ctx, l, st, prev, g, offsets, rows, oldSrc, newSrc, g.first == 0 && g.last == last)
+		if errors.Is(err, errParseWhole) {
+			u.discard()
+			wholeParses.Add(1)
+			return p.buildState(ctx, l, newSrc)
+		}
 		if err != nil {
 			u.discard()
 			return nil, err
@@ -171,7 +177,7 @@ func groupEdits(offsets []int, edits []fileEdit) []group {
 // whether it was parsed from scratch. An edit group within one chunk
 // skips the parse when bodyEdit proves the syntax around its edits
 // unchanged, and else reparses the chunk from its tree if it has one.
-func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, prev *fileState, g group, offsets, rows []int, oldSrc, newSrc []byte) (*chunk, []byte, bool, error) {
+func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, prev *fileState, g group, offsets, rows []int, oldSrc, newSrc []byte, entire bool) (*chunk, []byte, bool, error) {
 	before := g.edits[0].delta
 	growth := 0
 	for _, e := range g.edits {
@@ -184,6 +190,9 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 	}
 	old := prev.chunks[g.first]
 	if g.first != g.last {
+		if entire {
+			return nil, nil, false, errParseWhole
+		}
 		return p.scratchChunk(ctx, l, st, text)
 	}
 	rel := make([]fileEdit, len(g.edits))
@@ -201,12 +210,29 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 		bodyEdits.Add(1)
 		return ch, text, false, nil
 	}
+	if entire && old.tainted {
+		return nil, nil, false, errParseWhole
+	}
 	if old.tree == nil {
 		return p.scratchChunk(ctx, l, st, text)
 	}
 	ch, err := p.reparseChunk(ctx, l, st, old, rel, text)
 	return ch, text, false, err
 }
+
+// errParseWhole is groupChunk's answer when the group is the whole file and
+// its parse could only end as a whole parse: a group of several chunks,
+// parsed from scratch, which chunkFit would send to a whole parse unless
+// it fits as it is, and then split as a whole parse splits; or one
+// tainted chunk (with syntax errors) that no body edit spares, which
+// reparseChunk parses from scratch when the errors are gone and which a
+// missing token sends to a whole parse. In C and C++ an include guard makes
+// a header one top-level node, so one chunk, and macros leave missing
+// tokens in it (fmt's FMT_ENABLE_IF(sizeof(To) > sizeof(From)) in a
+// template's parameters): on fmtlib/fmt's history, 4,735 updates ended in
+// a whole parse, 393 MB of C++, most of them after a reparse that could
+// not be kept.
+var errParseWhole = errors.New("parse the file whole")
 
 // scratchChunk parses a chunk's text from scratch.
 func (p *Parser) scratchChunk(ctx context.Context, l *language, st *langState, text []byte) (*chunk, []byte, bool, error) {
