@@ -210,7 +210,7 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 		bodyEdits.Add(1)
 		return ch, text, false, nil
 	}
-	if entire && old.tainted {
+	if entire && old.tainted && old.tree != nil && hasMissing(old.tree.RootNode()) {
 		return nil, nil, false, errParseWhole
 	}
 	if old.tree == nil {
@@ -221,12 +221,15 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 }
 
 // errParseWhole is groupChunk's answer when the group is the whole file and
-// its parse could only end as a whole parse: a group of several chunks,
-// parsed from scratch, which chunkFit would send to a whole parse unless
-// it fits as it is, and then split as a whole parse splits; or one
-// tainted chunk (with syntax errors) that no body edit spares, which
-// reparseChunk parses from scratch when the errors are gone and which a
-// missing token sends to a whole parse. In C and C++ an include guard makes
+// its parse would end as a whole parse: a group of several chunks, parsed
+// from scratch, which chunkFit would send to a whole parse unless it fits
+// as it is, and then split as a whole parse splits; or one chunk with a
+// missing token that no body edit spares, which reparseChunk parses from
+// scratch when the errors are gone and which chunkFit sends to a whole
+// parse while the token stays missing. (A chunk with other errors only is
+// still reparsed from its tree: the new tree shares the old one's nodes,
+// which the state cache keeps beside it, and a fresh tree each time took
+// git/git's sync over 1 GiB.) In C and C++ an include guard makes
 // a header one top-level node, so one chunk, and macros leave missing
 // tokens in it (fmt's FMT_ENABLE_IF(sizeof(To) > sizeof(From)) in a
 // template's parameters): on fmtlib/fmt's history, 4,735 updates ended in
