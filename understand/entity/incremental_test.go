@@ -885,24 +885,35 @@ func TestChangesGrowsGroups(t *testing.T) {
 		{"a closing brace lost", "\treturn x + 2;\n}\n", "\treturn x + 2;\n", true},
 	}
 	withMinChunk(true, func() {
-		c := newChecker(t, "C")
-		prev := version("sequencer.c", []byte(base))
-		c.step("add", Version{Path: "sequencer.c"}, prev, 0)
-		src := base
-		for _, s := range steps {
-			if !strings.Contains(src, s.from) {
-				t.Fatalf("%s: the file lacks %q", s.name, s.from)
-			}
-			src = strings.Replace(src, s.from, s.to, 1)
-			next := version("sequencer.c", []byte(src))
+		replaceSteps(newChecker(t, "C"), "sequencer.c", base, len(steps), func(i int) (string, string, string) {
+			return steps[i].name, steps[i].from, steps[i].to
+		}, func(i int, step func()) {
 			before := wholeParses.Load()
-			c.step(s.name, prev, next, 0)
-			if whole := wholeParses.Load() > before; whole != s.whole {
-				t.Errorf("%s: parsed whole: %v, want %v", s.name, whole, s.whole)
+			step()
+			if whole := wholeParses.Load() > before; whole != steps[i].whole {
+				t.Errorf("%s: parsed whole: %v, want %v", steps[i].name, whole, steps[i].whole)
 			}
-			prev = next
-		}
+		})
 	})
+}
+
+// replaceSteps adds path with content base, then makes n edits one after
+// another, the i-th replacing the first from with to, each checked by c;
+// around calls each edit's check, step, so that it can measure it.
+func replaceSteps(c *checker, path, base string, n int, edit func(int) (name, from, to string), around func(i int, step func())) {
+	prev := version(path, []byte(base))
+	c.step("add", Version{Path: path}, prev, 0)
+	src := base
+	for i := range n {
+		name, from, to := edit(i)
+		if !strings.Contains(src, from) {
+			c.t.Fatalf("%s: the file lacks %q", name, from)
+		}
+		src = strings.Replace(src, from, to, 1)
+		next := version(path, []byte(src))
+		around(i, func() { c.step(name, prev, next, 0) })
+		prev = next
+	}
 }
 
 // TestChangesGuardedHeaderParsedOnce edits a C++ header that an include
@@ -927,23 +938,15 @@ func TestChangesGuardedHeaderParsedOnce(t *testing.T) {
 		{"a function removed", "inline int f1(int x) {\n  return x + 1;\n}\n\n", ""},
 	}
 	withMinChunk(true, func() {
-		c := newChecker(t, "C++")
-		prev := version("format.h", []byte(base))
-		c.step("add", Version{Path: "format.h"}, prev, 0)
-		src := base
-		for _, s := range steps {
-			if !strings.Contains(src, s.from) {
-				t.Fatalf("%s: the file lacks %q", s.name, s.from)
-			}
-			src = strings.Replace(src, s.from, s.to, 1)
-			next := version("format.h", []byte(src))
+		replaceSteps(newChecker(t, "C++"), "format.h", base, len(steps), func(i int) (string, string, string) {
+			return steps[i].name, steps[i].from, steps[i].to
+		}, func(i int, step func()) {
 			before := treeParses.Load()
-			c.step(s.name, prev, next, 0)
+			step()
 			if n := treeParses.Load() - before; n != 1 {
-				t.Errorf("%s: %d parses, want 1", s.name, n)
+				t.Errorf("%s: %d parses, want 1", steps[i].name, n)
 			}
-			prev = next
-		}
+		})
 	})
 }
 
