@@ -875,43 +875,41 @@ func TestChangesGrowsGroups(t *testing.T) {
 		fmt.Fprintf(&b, "static int f%d(int x)\n{\n\treturn x + %d;\n}\n\n", i, i)
 	}
 	base := b.String()
-	steps := []struct {
-		name, from, to string
-		whole          bool
-	}{
-		{"a macro line added", "static GIT_PATH_FUNC(path_b, \"b\")\n", "static GIT_PATH_FUNC(path_b, \"b\")\n\nstatic GIT_PATH_FUNC(path_c, \"c\")\n", false},
-		{"a parameter macro", "static int f3(int x)\n", "static int f3(int x UNUSED)\n", false},
-		{"a body changed", "\treturn x + 4;\n", "\treturn x * 4;\n", false},
-		{"a closing brace lost", "\treturn x + 2;\n}\n", "\treturn x + 2;\n", true},
+	steps := []editStep{
+		{"a macro line added", "static GIT_PATH_FUNC(path_b, \"b\")\n", "static GIT_PATH_FUNC(path_b, \"b\")\n\nstatic GIT_PATH_FUNC(path_c, \"c\")\n"},
+		{"a parameter macro", "static int f3(int x)\n", "static int f3(int x UNUSED)\n"},
+		{"a body changed", "\treturn x + 4;\n", "\treturn x * 4;\n"},
+		{"a closing brace lost", "\treturn x + 2;\n}\n", "\treturn x + 2;\n"},
 	}
+	wantWhole := []bool{false, false, false, true}
 	withMinChunk(true, func() {
-		replaceSteps(newChecker(t, "C"), "sequencer.c", base, len(steps), func(i int) (string, string, string) {
-			return steps[i].name, steps[i].from, steps[i].to
-		}, func(i int, step func()) {
+		replaceSteps(newChecker(t, "C"), "sequencer.c", base, steps, func(i int, step func()) {
 			before := wholeParses.Load()
 			step()
-			if whole := wholeParses.Load() > before; whole != steps[i].whole {
-				t.Errorf("%s: parsed whole: %v, want %v", steps[i].name, whole, steps[i].whole)
+			if whole := wholeParses.Load() > before; whole != wantWhole[i] {
+				t.Errorf("%s: parsed whole: %v, want %v", steps[i].name, whole, wantWhole[i])
 			}
 		})
 	})
 }
 
-// replaceSteps adds path with content base, then makes n edits one after
-// another, the i-th replacing the first from with to, each checked by c;
-// around calls each edit's check, step, so that it can measure it.
-func replaceSteps(c *checker, path, base string, n int, edit func(int) (name, from, to string), around func(i int, step func())) {
+// editStep replaces the first from in a file's text with to.
+type editStep struct{ name, from, to string }
+
+// replaceSteps adds path with content base, then makes the edits one after
+// another, each checked by c; around calls the i-th edit's check, step, so
+// that it can measure it.
+func replaceSteps(c *checker, path, base string, steps []editStep, around func(i int, step func())) {
 	prev := version(path, []byte(base))
 	c.step("add", Version{Path: path}, prev, 0)
 	src := base
-	for i := range n {
-		name, from, to := edit(i)
-		if !strings.Contains(src, from) {
-			c.t.Fatalf("%s: the file lacks %q", name, from)
+	for i, s := range steps {
+		if !strings.Contains(src, s.from) {
+			c.t.Fatalf("%s: the file lacks %q", s.name, s.from)
 		}
-		src = strings.Replace(src, from, to, 1)
+		src = strings.Replace(src, s.from, s.to, 1)
 		next := version(path, []byte(src))
-		around(i, func() { c.step(name, prev, next, 0) })
+		around(i, func() { c.step(s.name, prev, next, 0) })
 		prev = next
 	}
 }
@@ -932,15 +930,13 @@ func TestChangesGuardedHeaderParsedOnce(t *testing.T) {
 	}
 	b.WriteString("#endif  // FORMAT_H_\n")
 	base := b.String()
-	steps := []struct{ name, from, to string }{
+	steps := []editStep{
 		{"a function added", "#endif", "inline int g(int x) {\n  return -x;\n}\n\n#endif"},
 		{"a signature changed", "inline int f3(int x) {", "inline long f3(long x) {"},
 		{"a function removed", "inline int f1(int x) {\n  return x + 1;\n}\n\n", ""},
 	}
 	withMinChunk(true, func() {
-		replaceSteps(newChecker(t, "C++"), "format.h", base, len(steps), func(i int) (string, string, string) {
-			return steps[i].name, steps[i].from, steps[i].to
-		}, func(i int, step func()) {
+		replaceSteps(newChecker(t, "C++"), "format.h", base, steps, func(i int, step func()) {
 			before := treeParses.Load()
 			step()
 			if n := treeParses.Load() - before; n != 1 {

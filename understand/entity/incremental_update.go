@@ -42,13 +42,16 @@ func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSr
 	last := len(prev.chunks) - 1
 	u := &update{}
 	pending := groupEdits(offsets, edits)
+	parseWhole := func() (*fileState, error) {
+		u.discard()
+		wholeParses.Add(1)
+		return p.buildState(ctx, l, newSrc)
+	}
 	for growth := 0; len(pending) > 0; {
 		g := pending[0]
-		ch, text, scratch, err := p.groupChunk(ctx, l, st, prev, g, offsets, rows, oldSrc, newSrc, g.first == 0 && g.last == last)
+		ch, text, scratch, err := p.groupChunk(ctx, l, st, prev, g, offsets, rows, oldSrc, newSrc)
 		if errors.Is(err, errParseWhole) {
-			u.discard()
-			wholeParses.Add(1)
-			return p.buildState(ctx, l, newSrc)
+			return parseWhole()
 		}
 		if err != nil {
 			u.discard()
@@ -59,9 +62,7 @@ func (p *Parser) updateState(ctx context.Context, prev *fileState, oldSrc, newSr
 				closeTree(ch.tree)
 				growth++
 				if growth > maxGrowth || need&whole != 0 || g.first == 0 && g.last == last {
-					u.discard()
-					wholeParses.Add(1)
-					return p.buildState(ctx, l, newSrc)
+					return parseWhole()
 				}
 				pending = u.grow(pending, need, last)
 				continue
@@ -177,7 +178,7 @@ func groupEdits(offsets []int, edits []fileEdit) []group {
 // whether it was parsed from scratch. An edit group within one chunk
 // skips the parse when bodyEdit proves the syntax around its edits
 // unchanged, and else reparses the chunk from its tree if it has one.
-func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, prev *fileState, g group, offsets, rows []int, oldSrc, newSrc []byte, entire bool) (*chunk, []byte, bool, error) {
+func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, prev *fileState, g group, offsets, rows []int, oldSrc, newSrc []byte) (*chunk, []byte, bool, error) {
 	before := g.edits[0].delta
 	growth := 0
 	for _, e := range g.edits {
@@ -189,6 +190,7 @@ func (p *Parser) groupChunk(ctx context.Context, l *language, st *langState, pre
 		return nil, nil, false, nil
 	}
 	old := prev.chunks[g.first]
+	entire := g.first == 0 && g.last == len(prev.chunks)-1
 	if g.first != g.last {
 		if entire {
 			return nil, nil, false, errParseWhole
