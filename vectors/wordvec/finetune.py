@@ -39,25 +39,11 @@ REG = float(os.environ.get("REG", "1.0"))
 SIF_A = 1e-3  # vectors/wordvec.go: sifA
 
 
-def read_table(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    n, d, words, counts, off = project.parse_words(data)
-    codes = np.frombuffer(data, dtype=np.int8, count=n * d, offset=off).reshape(n, d)
-    scales = np.frombuffer(data, dtype="<f4", count=n, offset=off + n * d)
-    return words, np.array(counts, dtype=np.float64), codes.astype(np.float32) * scales[:, None]
-
-
 def write_table(path, words, counts, vecs):
-    m = np.abs(vecs).max(1)
-    m[m == 0] = 1
-    scale = (m / 127).astype("<f4")
-    codes = np.clip(np.rint(vecs / scale[:, None]), -127, 127).astype(np.int8)
+    codes, scale = project.quantize(vecs)
     with open(path, "wb") as f:
         f.write(b"GMWVEC1\n" + struct.pack("<II", len(words), vecs.shape[1]))
-        for w, c in zip(words, counts):
-            b = w.encode()
-            f.write(bytes([len(b)]) + b + struct.pack("<I", int(c)))
+        f.write(project.word_entries(words, counts))
         f.write(codes.tobytes())
         f.write(scale.tobytes())
 
@@ -150,7 +136,7 @@ def main():
     torch.manual_seed(0)
     torch.set_num_threads(int(os.environ.get("THREADS", "1")))
     tin, pin, tout, pout, specs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-    words, counts, vecs = read_table(tin)
+    words, counts, vecs = project.read_table(tin)
     index = {}
     for i, w in enumerate(words):
         index.setdefault(w, i)

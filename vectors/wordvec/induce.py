@@ -6,8 +6,9 @@ usage: induce.py GITDIR TABLE.bin OUT.bin [MINCOUNT] [WINDOW]
 An experiment, not part of the build (docs/evaluation.md, "Vectors for a
 history's own words"). Each word of the repository's cleaned commit messages
 (commits.py) that the table lacks and that occurs MINCOUNT times or more
-gets the normalised sum of the SIF-weighted, centred table vectors of the
-words within WINDOW tokens of its occurrences; the words are appended to
+gets the normalised sum of the table vectors of the words within WINDOW
+tokens of its occurrences, each less the frequency-weighted mean of all
+rows, then SIF-weighted; the words are appended to
 the table with their share of the history's tokens as their count, so that
 the Go side weighs them as it weighs the others. The table's own rows are
 copied byte for byte.
@@ -23,8 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import commits  # noqa: E402
 from extract import tokenize  # noqa: E402
-from finetune import read_table  # noqa: E402
-from project import parse_words  # noqa: E402
+from project import parse_words, quantize, read_table, word_entries  # noqa: E402
 
 git, tin, tout = sys.argv[1:4]
 mincount = int(sys.argv[4]) if len(sys.argv) > 4 else 3
@@ -68,16 +68,11 @@ print(f"{len(docs)} messages, {len(oov)} unknown words seen {mincount}+ times, {
 raw = open(tin, "rb").read()
 n, d, _, _, wl_end = parse_words(raw)
 codes_end = wl_end + n * d
-nv = np.array(new_vecs, dtype=np.float32).reshape(-1, d)
-m = np.abs(nv).max(1)
-scale = (m / 127).astype("<f4")
-codes = np.clip(np.rint(nv / scale[:, None]), -127, 127).astype(np.int8)
+codes, scale = quantize(np.array(new_vecs, dtype=np.float32).reshape(-1, d))
 with open(tout, "wb") as f:
     f.write(b"GMWVEC1\n" + struct.pack("<II", n + len(new_words), d))
     f.write(raw[16:wl_end])
-    for w, c in zip(new_words, new_counts):
-        b = w.encode()
-        f.write(bytes([len(b)]) + b + struct.pack("<I", int(c)))
+    f.write(word_entries(new_words, new_counts))
     f.write(raw[wl_end:codes_end])
     f.write(codes.tobytes())
     f.write(raw[codes_end:])

@@ -46,6 +46,33 @@ def parse_words(data):
     return n, d, words, counts, off
 
 
+def read_table(path):
+    """The table's words, counts (float64) and rows as stored (float32), unweighted."""
+    with open(path, "rb") as f:
+        data = f.read()
+    n, d, words, counts, off = parse_words(data)
+    codes = np.frombuffer(data, dtype=np.int8, count=n * d, offset=off).reshape(n, d)
+    scales = np.frombuffer(data, dtype="<f4", count=n, offset=off + n * d)
+    return words, np.array(counts, dtype=np.float64), codes.astype(np.float32) * scales[:, None]
+
+
+def quantize(vecs):
+    """Rows as the table stores them: int8 codes and a float32 scale each."""
+    m = np.abs(vecs).max(1)
+    m[m == 0] = 1
+    scale = (m / 127).astype("<f4")
+    return np.clip(np.rint(vecs / scale[:, None]), -127, 127).astype(np.int8), scale
+
+
+def word_entries(words, counts):
+    """The table's word list: each word's length, bytes and count."""
+    out = bytearray()
+    for w, c in zip(words, counts):
+        b = w.encode()
+        out += bytes([len(b)]) + b + struct.pack("<I", int(c))
+    return bytes(out)
+
+
 def load_table(path):
     with open(path, "rb") as f:
         data = f.read()
