@@ -30,9 +30,11 @@ func main() {
 		// live heap of 600-700 MB, it ran back to back.)
 		debug.SetMemoryLimit(530 << 20)
 	}
+	stopTrim := startMallocTrim()
 	stopProfiles := startProfiles()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stopProfiles()
+	stopTrim()
 	stop()
 	os.Exit(code)
 }

@@ -90,8 +90,8 @@ func writeHeap(path string) {
 	pprof.Lookup("heap").WriteTo(f, 0)
 	f.Close()
 	const mib = 1 << 20
-	fmt.Fprintf(os.Stderr, "heap snapshot %s: live heap %d MiB, Go runtime %d MiB (%d MiB released), %s\n", path,
-		s[1].Value.Uint64()/mib, s[0].Value.Uint64()/mib, s[2].Value.Uint64()/mib, rss)
+	fmt.Fprintf(os.Stderr, "heap snapshot %s: live heap %d MiB, Go runtime %d MiB (%d MiB released), %s, %d malloc arenas\n", path,
+		s[1].Value.Uint64()/mib, s[0].Value.Uint64()/mib, s[2].Value.Uint64()/mib, rss, mallocArenas())
 }
 
 // residentMemory reads the process's resident set by kind from
