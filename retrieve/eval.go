@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // EvalCase is one line of an evaluation file: a question (or a path, for a
@@ -192,32 +193,101 @@ func caseText(c EvalCase) string {
 // would use it, one content word of the question at a time
 // (case-insensitive), ranking the commits by how many of the words their
 // message holds, newest first among equals.
+//
+// It reads HEAD's messages once and matches in memory, as `git log -i
+// --fixed-strings --no-merges --grep=WORD` does in the C locale (ASCII
+// letters of either case): a git log per word took minutes over a large
+// history's cases.
 func GitGrepRanker(repoPath string) Ranker {
+	var (
+		once    sync.Once
+		log     *grepLog
+		loadErr error
+	)
 	return func(ctx context.Context, c EvalCase) ([]Rank, error) {
+		once.Do(func() { log, loadErr = readGrepLog(ctx, repoPath) })
+		if loadErr != nil {
+			return nil, loadErr
+		}
 		words := Normalize(caseText(c))
 		slices.Sort(words)
-		words = slices.Compact(words)
-		count := map[string]int{}
-		when := map[string]int64{}
-		for _, w := range words {
-			out, err := exec.CommandContext(ctx, "git", "-C", repoPath, "log", "--format=%H %ct", "-i", "--no-merges",
-				"--fixed-strings", "--grep="+w).Output()
-			if err != nil {
-				return nil, fmt.Errorf("git log --grep: %w", err)
-			}
-			for line := range strings.Lines(string(out)) {
-				hash, ct, _ := strings.Cut(strings.TrimSpace(line), " ")
-				count[hash]++
-				t, _ := strconv.ParseInt(ct, 10, 64)
-				when[hash] = t
+		count := map[int]int{}
+		for _, w := range slices.Compact(words) {
+			for _, i := range log.matching(w) {
+				count[i]++
 			}
 		}
-		hashes := slices.Collect(maps.Keys(count))
-		slices.SortFunc(hashes, func(a, b string) int {
-			return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(when[b], when[a]), cmp.Compare(a, b))
+		idx := slices.Collect(maps.Keys(count))
+		slices.SortFunc(idx, func(a, b int) int {
+			ca, cb := log.commits[a], log.commits[b]
+			return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(cb.time, ca.time), cmp.Compare(ca.hash, cb.hash))
 		})
-		return singles(hashes[:min(len(hashes), 10)]), nil
+		hashes := make([]string, 0, 10)
+		for _, i := range idx[:min(len(idx), 10)] {
+			hashes = append(hashes, log.commits[i].hash)
+		}
+		return singles(hashes), nil
 	}
+}
+
+// grepLog is HEAD's non-merge commits with their messages, ASCII
+// lower-cased, and the commits each word matched so far.
+type grepLog struct {
+	commits []grepCommit
+	memo    map[string][]int
+}
+
+type grepCommit struct {
+	hash, message string
+	time          int64
+}
+
+func readGrepLog(ctx context.Context, repoPath string) (*grepLog, error) {
+	out, err := exec.CommandContext(ctx, "git", "-C", repoPath, "log", "-z", "--no-merges",
+		"--format=%H %ct%n%B").Output()
+	if err != nil {
+		return nil, fmt.Errorf("git log: %w", err)
+	}
+	l := &grepLog{memo: map[string][]int{}}
+	for rec := range strings.SplitSeq(string(out), "\x00") {
+		head, msg, _ := strings.Cut(rec, "\n")
+		hash, ct, ok := strings.Cut(head, " ")
+		if !ok {
+			continue
+		}
+		t, _ := strconv.ParseInt(ct, 10, 64)
+		l.commits = append(l.commits, grepCommit{hash: hash, time: t, message: asciiLower(msg)})
+	}
+	return l, nil
+}
+
+// matching is the indexes of the commits whose message holds w.
+func (l *grepLog) matching(w string) []int {
+	w = asciiLower(w)
+	if m, ok := l.memo[w]; ok {
+		return m
+	}
+	var m []int
+	for i, c := range l.commits {
+		if strings.Contains(c.message, w) {
+			m = append(m, i)
+		}
+	}
+	l.memo[w] = m
+	return m
+}
+
+// asciiLower lower-cases ASCII letters only, as git's -i does for a
+// fixed string in the C locale.
+// Other bytes, in UTF-8 or not, stay as they are.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // MessageBM25Ranker is the second baseline: plain BM25 over commit
