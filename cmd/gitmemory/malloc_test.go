@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -64,19 +63,17 @@ func TestTrimMallocReturnsFreedTrees(t *testing.T) {
 
 // anonResident is the process's resident anonymous memory in bytes.
 func anonResident(t *testing.T) int64 {
-	b, err := os.ReadFile("/proc/self/status")
+	status, err := procStatus()
 	if err != nil {
 		t.Skip("no /proc/self/status to read resident memory from")
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
+	v, ok := status["RssAnon"]
+	if !ok {
+		t.Skip("no RssAnon in /proc/self/status")
 	}
-	t.Skip("no RssAnon in /proc/self/status")
-	return 0
+	kb, err := strconv.ParseInt(strings.TrimSuffix(v, " kB"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kb << 10
 }

@@ -97,16 +97,31 @@ func writeHeap(path string) {
 // residentMemory reads the process's resident set by kind from
 // /proc/self/status (Linux only; elsewhere it says so).
 func residentMemory() string {
-	b, err := os.ReadFile("/proc/self/status")
+	status, err := procStatus()
 	if err != nil {
 		return "resident memory unknown"
 	}
 	var parts []string
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok && (k == "VmRSS" || k == "RssAnon" || k == "RssFile" || k == "VmHWM") {
-			parts = append(parts, k+" "+strings.Join(strings.Fields(v), " "))
+	for _, k := range []string{"VmHWM", "VmRSS", "RssAnon", "RssFile"} {
+		if v, ok := status[k]; ok {
+			parts = append(parts, k+" "+v)
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// procStatus reads /proc/self/status into its fields' values ("VmRSS":
+// "1234 kB").
+func procStatus() (map[string]string, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil, err
+	}
+	status := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			status[k] = strings.Join(strings.Fields(v), " ")
+		}
+	}
+	return status, nil
 }
