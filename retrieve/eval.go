@@ -2,9 +2,11 @@ package retrieve
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -245,8 +247,11 @@ type grepCommit struct {
 func readGrepLog(ctx context.Context, repoPath string) (*grepLog, error) {
 	out, err := exec.CommandContext(ctx, "git", "-C", repoPath, "log", "-z", "--no-merges",
 		"--format=%H %ct%n%B").Output()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		return nil, fmt.Errorf("git log in %s: %w: %s", repoPath, err, bytes.TrimSpace(ee.Stderr))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("git log: %w", err)
+		return nil, fmt.Errorf("git log in %s: %w", repoPath, err)
 	}
 	l := &grepLog{memo: map[string][]int{}}
 	for rec := range strings.SplitSeq(string(out), "\x00") {
@@ -278,8 +283,8 @@ func (l *grepLog) matching(w string) []int {
 }
 
 // asciiLower lower-cases ASCII letters only, as git's -i does for a
-// fixed string in the C locale.
-// Other bytes, in UTF-8 or not, stay as they are.
+// fixed string in the C locale; other bytes, in UTF-8 or not, stay as
+// they are.
 func asciiLower(s string) string {
 	b := []byte(s)
 	for i, c := range b {

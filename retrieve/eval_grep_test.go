@@ -89,3 +89,16 @@ func gitGrepEachWord(t *testing.T, g *gittest.Repo, c EvalCase) []Rank {
 	})
 	return singles(hashes[:min(len(hashes), 10)])
 }
+
+// TestGitGrepRankerNotARepository: a directory git does not know gets an
+// error that says so, in git's words, at every case.
+func TestGitGrepRankerNotARepository(t *testing.T) {
+	dir := t.TempDir()
+	rank := GitGrepRanker(dir)
+	for range 2 {
+		_, err := rank(context.Background(), EvalCase{ID: "q", Question: "why cache?"})
+		if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "not a git repository") {
+			t.Fatalf("err = %v, want git's not a git repository for %s", err, dir)
+		}
+	}
+}
