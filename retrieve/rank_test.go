@@ -271,26 +271,6 @@ func TestRankRemovalsForWhySomethingWasTakenOut(t *testing.T) {
 	})
 }
 
-// A why-question prefers the commit that states a decision about the
-// behaviour it asks about over one that only fixes it, when both match
-// its words alike; a question about a failure keeps the fix first.
-func TestRankDecisionsForWhyQuestions(t *testing.T) {
-	g := gittest.New(t)
-	g.Write("pager.go", "package pager\n\nfunc quit() {}\n")
-	decided := g.Commit("Make the pager quit when the output fits on one screen")
-	g.Write("pager.go", "package pager\n\nfunc quit() { _ = 1 }\n")
-	fixed := g.Commit("Fix the pager quit when the output fits on one screen")
-	s := newSearcher(t, g, true)
-	wantTops(t, s, map[string]string{
-		"why does the pager quit when the output fits on one screen?":    decided,
-		"the pager crashes when it quits on output that fits one screen": fixed,
-	})
-	wantMatches(t, "decidesSubject", decidesSubject, map[string]bool{
-		"Make --expect additive": true, "push: switch default from matching to simple": true,
-		"Don't accomodate for small terminals": true, "Fix pager quit": false, "Makefile: add a target": false,
-	})
-}
-
 // wantMatches checks which subjects rx matches.
 func wantMatches(t *testing.T, name string, rx *regexp.Regexp, subjects map[string]bool) {
 	t.Helper()

@@ -55,35 +55,6 @@ const defaultLift = 1.3
 // 0.567 / 0.625 / 0.482.
 const featureLift = 1.15
 
-// decisionLift scales the relevance of a commit whose subject states a
-// decision about behaviour (decidesSubject), for a why-question. A
-// why-question asks for the decision behind a behaviour; the commits
-// that make one say so in the imperative ("Make --expect additive",
-// "Don't accomodate for small terminals", "Fail if destination directory
-// ... exists", "Remove tmp rdb file in background thread"), while the
-// commits that share the question's topic without deciding it fix,
-// add, refactor or update. Chosen on the dev splits of eight sets (all
-// recall@5 / MRR, why recall@5 / MRR): from 0.668 / 0.579 / 0.640 /
-// 0.491 to 0.676 / 0.593 / 0.657 / 0.521 at 1.2, 0.691 / 0.600 / 0.693
-// / 0.538 at 1.3, 0.687 / 0.602 / 0.684 / 0.543 at 1.4, lower from 1.5
-// (0.637 / 0.557 / 0.583 / 0.448 at 2 without the removal verbs); without
-// remove, drop, disable and deprecate among the verbs 0.691 / 0.589 /
-// 0.693 / 0.512 at 1.3. Five sets gain, jq loses a why-question and
-// git/git some MRR. Test splits, read once after the choice: 0.616 /
-// 0.549 / 0.636 / 0.504 to 0.623 / 0.539 / 0.652 / 0.490, git/git's
-// why-questions 0.28 / 0.17 to 0.19 / 0.10 (16 % of its subjects state
-// a decision, against 5-12 % in the other tuning sets); ripgrep and
-// libuv, all kinds 0.59 / 0.56 and 0.69 / 0.57 to 0.63 / 0.56 and 0.67
-// / 0.58, why 0.48 / 0.42 and 0.78 / 0.50 to 0.56 / 0.42 and 0.74 / 0.54.
-const decisionLift = 1.3
-
-// decidesSubject matches a subject that states a decision about
-// behaviour, after an optional "area: " prefix: make, don't, never,
-// always, stop, require, disallow, ignore, skip, prefer, switch, change,
-// fail if, refuse, only, no longer, avoid, prevent, use X instead, limit,
-// reject, warn, remove, drop, disable, deprecate.
-var decidesSubject = leadingVerb(`make|makes|don't|do not|never|always|stop|require|disallow|ignore|skip|prefer|switch|change|fail if|refuse|only|no longer|avoid|prevent|use \S+ instead|limit|reject|warn|remove|drop|disable|deprecate`)
-
 // removesSubject matches a subject that says its commit takes something
 // out: "Completely remove mouse support", "pqsort.c: remove the ...
 // optimization", "Disable chain commands".
@@ -153,9 +124,6 @@ func (s *Searcher) rank(cs *candSet, intent, raw string, asks asks, entities []s
 		}
 		if asks.revert && c.class == "revert" {
 			rel *= revertLift
-		}
-		if asks.rationale && decidesSubject.MatchString(c.subject) {
-			rel *= decisionLift
 		}
 		if asks.takenOut && removesSubject.MatchString(c.subject) {
 			rel *= takenOutLift
