@@ -225,6 +225,22 @@ func (r *Repo) fileChange(ch change) (fc model.FileChange, oldData, newData []by
 	if r.isVendor(ch.path) {
 		fc.Skipped = model.SkipVendor
 	}
+	fc, oldData, newData, err = r.fileContents(ch, fc)
+	if IsMissing(err) {
+		// git would stop here; the commit's message and paths still say
+		// what it did, so only this file's lines are left out.
+		fc.Skipped = model.SkipMissing
+		return fc, nil, nil, nil
+	}
+	return fc, oldData, newData, err
+}
+
+// isMissing reports an object the repository does not hold.
+func IsMissing(err error) bool { return errors.Is(err, plumbing.ErrObjectNotFound) }
+
+// fileContents loads a change's contents and names its language and
+// why it is not diffed, if it is not.
+func (r *Repo) fileContents(ch change, fc model.FileChange) (_ model.FileChange, oldData, newData []byte, err error) {
 	if ch.from.hash == ch.to.hash {
 		// A rename, copy or mode change: nothing to diff, but the content
 		// names the language, and a renamed or copied file's entities

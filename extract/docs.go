@@ -75,9 +75,12 @@ func IsDoc(p string) bool {
 const MaxDocBytes = 2 << 20
 
 // DocText reads a documentation blob: nil when it is larger than
-// MaxDocBytes or binary.
+// MaxDocBytes, binary, or missing from the repository.
 func (r *Repo) DocText(h plumbing.Hash) ([]byte, error) {
 	b, err := r.blob(h, MaxDocBytes)
+	if IsMissing(err) {
+		return nil, nil
+	}
 	if err != nil || b == nil || bytes.IndexByte(b, 0) >= 0 {
 		return nil, err
 	}

@@ -306,3 +306,32 @@ func TestSharedClone(t *testing.T) {
 		t.Errorf("a commit whose parent is in the alternate store: %+v", got.Changes)
 	}
 }
+
+// A partial clone lacks the large blobs: the commits that change them
+// still extract, with those files' lines left out and the rest diffed,
+// and a file added beside one keeps its follow source search.
+func TestPartialCloneMissingBlobs(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("big.txt", gittest.Lines("big", 400))
+	g.Write("a.txt", "a\n")
+	g.Commit("one")
+	g.Write("big.txt", gittest.Lines("big", 401))
+	g.Write("b.txt", "b\n")
+	two := g.Commit("two")
+	r := open(t, g.PartialClone(1000).Dir)
+	c := extract(t, r, two)
+	got := map[string]model.SkipReason{}
+	for _, fc := range c.Changes {
+		got[fc.Path] = fc.Skipped
+		if fc.Path == "b.txt" && (fc.Insertions != 1 || len(fc.Hunks) != 1) {
+			t.Errorf("b.txt +%d, %d hunks; want +1 in one hunk", fc.Insertions, len(fc.Hunks))
+		}
+	}
+	if got["big.txt"] != model.SkipMissing || got["b.txt"] != model.NotSkipped || len(got) != 2 {
+		t.Errorf("skipped %v, want big.txt missing and b.txt diffed", got)
+	}
+	one := extract(t, r, g.Git("rev-parse", "HEAD~1"))
+	if len(one.Changes) != 2 || one.Message != "one\n" {
+		t.Errorf("first commit: %d changes, message %q", len(one.Changes), one.Message)
+	}
+}

@@ -191,7 +191,10 @@ func (r *Repo) flatFile(prefix, name string, s side, prev []flatFile) (flatFile,
 	if isRegular(s.mode) {
 		var err error
 		if f.size, err = r.blobSize(s.hash); err != nil {
-			return f, prev, err
+			if !IsMissing(err) {
+				return f, prev, err
+			}
+			f.size = -1 // a blob the repository lacks is no source
 		}
 	}
 	return f, prev, nil
@@ -218,6 +221,9 @@ func (rn *renamer) followSource(srcs *followSources, deleted map[string]bool, d 
 		return "", nil
 	}
 	dsize, err := rn.r.blobSize(d.to.hash)
+	if IsMissing(err) {
+		return "", nil // nothing to compare a missing blob with
+	}
 	if err != nil {
 		return "", err
 	}

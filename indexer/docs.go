@@ -34,6 +34,11 @@ func (s *Syncer) indexDocs(ctx context.Context, repo *extract.Repo, head string)
 	}
 	name := func(p string) string { p, _ = sc.RedactName(p); return p }
 	docs, gone, err := docChanges(repo, old, head, name)
+	if extract.IsMissing(err) {
+		// The head's commit fails alike and is retried; the index keeps
+		// the last head's documentation until then.
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("documentation of %s: %w", head, err)
 	}

@@ -70,6 +70,10 @@ type Options struct {
 	// CoEvolution sets the thresholds of CO_EVOLVES_WITH; zero fields take
 	// their defaults.
 	CoEvolution understand.CoEvolutionOptions
+	// RetryFailed makes every failed commit ready now, the dead ones too
+	// (failed MaxAttempts times): after the cause is fixed, such as the
+	// missing objects fetched.
+	RetryFailed bool
 	// Progress, if set, is called after each batch.
 	Progress func(Progress)
 	Now      func() time.Time
@@ -105,13 +109,15 @@ type Progress struct {
 
 // Result summarises a sync.
 type Result struct {
-	Branches   []BranchResult `json:"branches"`
-	Indexed    int            `json:"indexed"`
-	Failed     int            `json:"failed"`
-	Rewritten  int            `json:"rewritten"`
-	Revived    int            `json:"revived"`
-	Pruned     int            `json:"pruned"`
-	Redactions int            `json:"redactions"`
+	Branches []BranchResult `json:"branches"`
+	Indexed  int            `json:"indexed"`
+	Failed   int            `json:"failed"`
+	// Retried counts the failed commits RetryFailed made ready again.
+	Retried    int `json:"retried,omitempty"`
+	Rewritten  int `json:"rewritten"`
+	Revived    int `json:"revived"`
+	Pruned     int `json:"pruned"`
+	Redactions int `json:"redactions"`
 	// RedactedCommits counts commits in which a secret was redacted.
 	RedactedCommits int `json:"redacted_commits"`
 	// LLMSummaries and LLMFailed count the commits an LLM summarised (or

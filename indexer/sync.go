@@ -115,6 +115,11 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 		res.Missing = append(res.Missing, missing...)
 		checkRewrites = checkRewrites || br.Rewritten
 	}
+	if s.opts.RetryFailed {
+		if res.Retried, err = s.q.RetryAll(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.process(ctx, repo, res); err != nil {
 		return nil, err
 	}

@@ -423,3 +423,60 @@ func TestSyncRefsFollowRepository(t *testing.T) {
 		t.Errorf("refs do not name the commits: %s", got())
 	}
 }
+
+// A partial clone syncs whole: no commit fails for a blob the clone left
+// on its promisor remote, and a missing documentation file is skipped.
+func TestSyncPartialClone(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("README.md", gittest.Lines("A paragraph of the manual", 300))
+	g.Write("main.go", "package main\n\nfunc main() {}\n")
+	g.Commit("Start")
+	g.Write("README.md", gittest.Lines("A paragraph of the manual", 301))
+	g.Write("util.go", "package main\n\nfunc helper() int { return 1 }\n")
+	g.Commit("Add a helper")
+	st := openStore(t)
+	res := sync(t, g.PartialClone(1000).Dir, st, Options{})
+	if res.Indexed != 2 || res.Failed != 0 {
+		t.Fatalf("indexed %d, failed %d; want 2 and 0", res.Indexed, res.Failed)
+	}
+	var missing, diffed int
+	err := st.DB.QueryRow(`SELECT count(*) FILTER (WHERE skipped = 'missing'), count(*) FILTER (WHERE skipped = '' AND insertions > 0)
+		FROM file_changes`).Scan(&missing, &diffed)
+	if err != nil || missing != 2 || diffed != 2 {
+		t.Errorf("file changes: %d missing, %d diffed (%v); want README.md twice missing, the Go files diffed", missing, diffed, err)
+	}
+}
+
+// A commit that cannot be read fails and waits for its backoff; once the
+// cause is fixed, RetryFailed indexes it at once.
+func TestRetryFailedAfterTheCauseIsFixed(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.go", "package a\n")
+	g.Commit("First")
+	g.Write("b.go", "package a\n\nfunc B() {}\n")
+	second := g.Commit("Second")
+	tree := g.Git("rev-parse", second+"^{tree}")
+	loose := filepath.Join(g.Dir, ".git", "objects", tree[:2], tree[2:])
+	aside := loose + ".aside"
+	if err := os.Rename(loose, aside); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t)
+	if res := sync(t, g.Dir, st, Options{}); res.Indexed != 1 || res.Failed != 1 {
+		t.Fatalf("with the tree missing: indexed %d, failed %d; want 1 and 1", res.Indexed, res.Failed)
+	}
+	if err := os.Rename(aside, loose); err != nil {
+		t.Fatal(err)
+	}
+	var waiting int
+	if err := st.DB.QueryRow(`SELECT count(*) FROM queue WHERE status = 'failed'`).Scan(&waiting); err != nil || waiting != 1 {
+		t.Fatalf("%d failed commits queued (%v), want 1", waiting, err)
+	}
+	if res := sync(t, g.Dir, st, Options{}); res.Indexed != 0 {
+		t.Fatalf("before the backoff: indexed %d, want 0", res.Indexed)
+	}
+	res := sync(t, g.Dir, st, Options{RetryFailed: true})
+	if res.Retried != 1 || res.Indexed != 1 || res.Failed != 0 {
+		t.Fatalf("retried: %d retried, indexed %d, failed %d; want 1, 1, 0", res.Retried, res.Indexed, res.Failed)
+	}
+}

@@ -44,6 +44,10 @@ const (
 	SkipVendor SkipReason = "vendored"
 	SkipGen    SkipReason = "generated"
 	SkipHuge   SkipReason = "huge"
+	// SkipMissing is a blob the repository does not hold: a partial clone
+	// (--filter=blob:limit=...) or a lost object. The commit is indexed
+	// with its message and paths; only that file's lines are unknown.
+	SkipMissing SkipReason = "missing"
 )
 
 // FileChange is one file's change in a commit against its first parent.

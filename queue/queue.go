@@ -17,7 +17,7 @@ import (
 const (
 	Pending = "pending" // waiting to be processed
 	Failed  = "failed"  // failed, retried after next_attempt_at
-	Dead    = "dead"    // failed MaxAttempts times; retried only on request
+	Dead    = "dead"    // failed MaxAttempts times; retried only on request (RetryAll)
 )
 
 // Item is one queued commit.

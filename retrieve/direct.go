@@ -33,6 +33,9 @@ type CommitFile struct {
 	Language   string `json:"language,omitempty"`
 	Insertions int    `json:"insertions"`
 	Deletions  int    `json:"deletions"`
+	// Skipped says why the file's lines were not diffed: binary, huge,
+	// vendored, generated, or missing (a blob the repository lacks).
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // CommitDetail is a commit as the index holds it.
@@ -56,13 +59,15 @@ type CommitDetail struct {
 }
 
 // ResolveRev finds the one indexed commit a revision names: a full or
-// abbreviated hash (4 hex digits at least), or a branch or tag name.
+// abbreviated hash (4 hex digits at least), a branch or tag name, or HEAD
+// (the tracked default branch as last synced).
 func ResolveRev(ctx context.Context, db store.Querier, rev string) (string, error) {
 	rev = strings.TrimSpace(rev)
 	if rev == "" {
 		return "", fmt.Errorf("%w: empty", ErrUnknownRev)
 	}
-	targets, err := store.Strings(ctx, db, `SELECT target FROM refs WHERE name IN (?1, 'refs/heads/' || ?1, 'refs/tags/' || ?1) ORDER BY name LIMIT 1`, rev)
+	targets, err := store.Strings(ctx, db, `SELECT target FROM refs WHERE name IN (?1, 'refs/heads/' || ?1, 'refs/tags/' || ?1)
+		OR (?1 = 'HEAD' AND name = (SELECT default_branch FROM repository)) ORDER BY name LIMIT 1`, rev)
 	if err != nil {
 		return "", err
 	}
@@ -112,10 +117,10 @@ func GetCommit(ctx context.Context, db *sql.DB, rev string) (*CommitDetail, erro
 	if c.Parents, err = store.Strings(ctx, db, `SELECT lower(hex(parent_hash)) FROM commit_parents WHERE commit_id = ? ORDER BY idx`, id); err != nil {
 		return nil, err
 	}
-	err = store.EachRow(ctx, db, `SELECT path, old_path, status, language, insertions, deletions FROM file_changes WHERE commit_id = ? ORDER BY seq`,
+	err = store.EachRow(ctx, db, `SELECT path, old_path, status, language, insertions, deletions, skipped FROM file_changes WHERE commit_id = ? ORDER BY seq`,
 		[]any{id}, func(r *sql.Rows) error {
 			var f CommitFile
-			err := r.Scan(&f.Path, &f.OldPath, &f.Status, &f.Language, &f.Insertions, &f.Deletions)
+			err := r.Scan(&f.Path, &f.OldPath, &f.Status, &f.Language, &f.Insertions, &f.Deletions, &f.Skipped)
 			c.Files = append(c.Files, f)
 			return err
 		})

@@ -116,7 +116,14 @@ func printCommit(w io.Writer, d *retrieve.CommitDetail) {
 		if f.OldPath != "" && f.OldPath != f.Path {
 			name = f.OldPath + " → " + f.Path
 		}
-		fmt.Fprintf(w, " %-8s %s (+%d -%d)\n", f.Status, name, f.Insertions, f.Deletions)
+		switch f.Skipped {
+		case "missing":
+			fmt.Fprintf(w, " %-8s %s (lines unknown: the repository lacks the file's content)\n", f.Status, name)
+		case "binary":
+			fmt.Fprintf(w, " %-8s %s (binary)\n", f.Status, name)
+		default:
+			fmt.Fprintf(w, " %-8s %s (+%d -%d)\n", f.Status, name, f.Insertions, f.Deletions)
+		}
 	}
 	section := func(title string, xs []string) {
 		if len(xs) > 0 {

@@ -157,7 +157,11 @@ func statusFields(s *memory.Status) [][2]string {
 	}
 	add("indexed", "%s", indexed)
 	add("queued", "%d", s.Queued)
-	add("failed", "%d", s.Failed)
+	if s.Failed > 0 {
+		add("failed", "%d (retried by later syncs; now: gitmemory sync %s --retry-failed)", s.Failed, s.Name)
+	} else {
+		add("failed", "0")
+	}
 	add("rewritten", "%d", s.Rewritten)
 	if s.Pruned > 0 || s.KeepDays > 0 || s.KeepCommits > 0 {
 		add("pruned", "%d (keep days %d, keep commits %d; 0 = all)", s.Pruned, s.KeepDays, s.KeepCommits)

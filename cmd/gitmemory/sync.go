@@ -21,6 +21,7 @@ func (a *app) syncCmd() *cobra.Command {
 	var name string
 	var out outputFlags
 	var workers int
+	var retry bool
 	var pf policyFlags
 	var lf llmFlags
 	c := &cobra.Command{
@@ -34,6 +35,10 @@ rewritten (kept, but excluded from answers) and the new history is indexed.
 A sync can be stopped at any moment (Ctrl-C, kill) and run again: it resumes
 where it stopped. Only one sync of a repository runs at a time.
 
+A commit that fails (an unreadable object, say) is retried by later syncs,
+waiting longer each time, and given up after 5 attempts; 'gitmemory status'
+lists the errors. --retry-failed retries them all now, given-up ones too.
+
 Without an argument, syncs the repository containing the current directory if
 it is registered, else every registered repository. A PATH that is not
 registered yet is registered first (as 'gitmemory add PATH' would).`,
@@ -41,6 +46,7 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
   gitmemory sync .                 # register if needed, then index
   gitmemory sync ~/src/api2 --name api-v2
   gitmemory sync api --all-branches
+  gitmemory sync api --retry-failed   # after fixing what made commits fail
   gitmemory sync --format json | jq '.[].indexed'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -66,8 +72,8 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 				return err
 			}
 			daemon, viaDaemon := svc.(*api.Client)
-			if viaDaemon && (llmCfg != nil || c.Flags().Changed("workers") || hasPolicy(pf.policy(c))) {
-				return fmt.Errorf("a daemon keeps this home's repositories and syncs them itself: stop it to sync with --llm, --workers or a new policy")
+			if viaDaemon && (llmCfg != nil || retry || c.Flags().Changed("workers") || hasPolicy(pf.policy(c))) {
+				return fmt.Errorf("a daemon keeps this home's repositories and syncs them itself: stop it to sync with --llm, --workers, --retry-failed or a new policy")
 			}
 			var failed error
 			var results []syncReport
@@ -79,7 +85,7 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 					}
 					rep, err = daemonSync(c.Context(), daemon, name)
 				} else {
-					rep, err = a.syncOne(c.Context(), h, name, pf.policy(c), workers, quiet || jsonOut, llmCfg)
+					rep, err = a.syncOne(c.Context(), h, name, pf.policy(c), syncTuning{workers: workers, retry: retry}, quiet || jsonOut, llmCfg)
 				}
 				if err != nil {
 					if len(names) == 1 {
@@ -106,6 +112,7 @@ registered yet is registered first (as 'gitmemory add PATH' would).`,
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	c.Flags().StringVar(&name, "name", "", "with a PATH not registered yet: the name to register it under (default: the directory's name)")
 	c.Flags().IntVar(&workers, "workers", 0, "extraction workers (default: number of CPUs)")
+	c.Flags().BoolVar(&retry, "retry-failed", false, "retry every failed commit now, including those given up on")
 	pf.register(c)
 	lf.register(c)
 	return c
@@ -203,13 +210,19 @@ type syncReport struct {
 	*indexer.Result
 }
 
-func (a *app) syncOne(ctx context.Context, h *memory.Home, name string, pol memory.Policy, workers int, quiet bool,
+// syncTuning is how a sync from the command line runs.
+type syncTuning struct {
+	workers int
+	retry   bool
+}
+
+func (a *app) syncOne(ctx context.Context, h *memory.Home, name string, pol memory.Policy, tune syncTuning, quiet bool,
 	llmCfg *llm.Config) (syncReport, error) {
 	bar := newProgressBar(a.stderr, name, quiet)
 	res, err := h.Sync(ctx, name, memory.SyncOptions{
 		Policy:   pol,
 		Progress: bar.update,
-		Tune:     func(o *indexer.Options) { o.Workers = workers },
+		Tune:     func(o *indexer.Options) { o.Workers, o.RetryFailed = tune.workers, tune.retry },
 		LLM:      llmCfg,
 	})
 	bar.finish()
@@ -255,6 +268,9 @@ func summary(r syncReport) string {
 		names = append(names, br.Name+"@"+short(br.Head))
 	}
 	fmt.Fprintf(&b, ", %s", strings.Join(names, " "))
+	if res.Retried > 0 {
+		fmt.Fprintf(&b, ", %d failed commits retried", res.Retried)
+	}
 	if res.Failed > 0 {
 		fmt.Fprintf(&b, ", %d FAILED (gitmemory status %s)", res.Failed, r.Name)
 	}

@@ -109,3 +109,14 @@ func (r *Repo) RawCommit(message []byte) string {
 	r.Git("update-ref", "HEAD", hash)
 	return hash
 }
+
+// PartialClone clones r as `git clone --filter=blob:limit=<limit>` does,
+// into a temporary directory: blobs larger than limit bytes stay out of
+// the clone, as in a partial clone whose promisor remote is away.
+func (r *Repo) PartialClone(limit int) *Repo {
+	r.T.Helper()
+	r.Git("config", "uploadpack.allowFilter", "true")
+	c := &Repo{T: r.T, Dir: r.T.TempDir(), tick: r.tick}
+	c.Git("clone", "-q", "--no-local", "--no-checkout", fmt.Sprintf("--filter=blob:limit=%d", limit), "file://"+r.Dir, ".")
+	return c
+}
