@@ -79,7 +79,9 @@ func run(home, split, mode, config string, loo bool, grid string, verbose bool, 
 	if err != nil {
 		return err
 	}
-	var sumAll, sumWhy [2]float64
+	kinds := []string{"why", "bugfix", "feature"}
+	var sumAll [2]float64
+	sumKind := map[string]*[3]float64{} // recall@5, MRR, sets with the kind
 	for _, s := range sets {
 		cases := s.cases
 		if split != "all" {
@@ -102,11 +104,32 @@ func run(home, split, mode, config string, loo bool, grid string, verbose bool, 
 		}
 		sumAll[0] += rep.All.Recall5
 		sumAll[1] += rep.All.MRR
-		sumWhy[0] += why.Recall5
-		sumWhy[1] += why.MRR
+		for _, k := range kinds {
+			if r, ok := rep.ByKind[k]; ok && r.Cases > 0 {
+				if sumKind[k] == nil {
+					sumKind[k] = &[3]float64{}
+				}
+				sumKind[k][0] += r.Recall5
+				sumKind[k][1] += r.MRR
+				sumKind[k][2]++
+			}
+		}
+	}
+	if ranks {
+		return nil
 	}
 	n := float64(len(sets))
-	fmt.Printf("%-8s all R@5 %.3f MRR %.3f | why R@5 %.3f MRR %.3f\n", "mean", sumAll[0]/n, sumAll[1]/n, sumWhy[0]/n, sumWhy[1]/n)
+	mean := func(k string) (float64, float64) {
+		if sk := sumKind[k]; sk != nil {
+			return sk[0] / sk[2], sk[1] / sk[2]
+		}
+		return 0, 0
+	}
+	wr, wm := mean("why")
+	fmt.Printf("%-8s all R@5 %.3f MRR %.3f | why R@5 %.3f MRR %.3f\n", "mean", sumAll[0]/n, sumAll[1]/n, wr, wm)
+	br, bm := mean("bugfix")
+	fr, fm := mean("feature")
+	fmt.Printf("%-8s bugfix R@5 %.3f MRR %.3f | feature R@5 %.3f MRR %.3f (means over the sets asking each)\n", "", br, bm, fr, fm)
 	return nil
 }
 

@@ -41,6 +41,16 @@ func printRanks(ctx context.Context, h *memory.Home, name string, cases []retrie
 				fmt.Printf(" %7s=%d", m, best)
 			}
 		}
+		r, err := retrieve.MessageBM25Ranker(s.Searcher)(ctx, c)
+		if err != nil {
+			return err
+		}
+		best := slices.IndexFunc(r, func(r retrieve.Rank) bool { return slices.Contains(c.Expected, r[0]) })
+		if best < 0 {
+			fmt.Printf(" %7s=-", "bm25")
+		} else {
+			fmt.Printf(" %7s=%d", "bm25", best+1)
+		}
 		fmt.Println()
 	}
 	return nil
