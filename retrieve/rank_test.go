@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -301,5 +302,30 @@ func wantTops(t *testing.T, s *Searcher, tops map[string]string) {
 		if a.Items[0].Commit != want {
 			t.Errorf("%q: top %s, want %s", q, a.Items[0].Commit, want)
 		}
+	}
+}
+
+// A question describing a symptom in a sentence is answered by the
+// commit whose body explains it, not by one whose subject names the same
+// things: the keyword index weighs a subject's words twice a body's, the
+// message alone weighs them alike (messageShare).
+func TestRankTheMessageThatExplainsTheSymptom(t *testing.T) {
+	g := gittest.New(t)
+	for i, subject := range []string{"Start the help renderer", "Add a man page", "Wrap long descriptions", "Sort subcommands"} {
+		g.Write("help/render.go", fmt.Sprintf("package help\n\nfunc render() int { return %d }\n", i))
+		g.Commit(subject)
+	}
+	g.Write("help/render.go", "package help\n\nfunc render() int { return 7 }\n")
+	named := g.Commit("help: columns of repeated options")
+	g.Write("help/render.go", "package help\n\nfunc render() int { return 8 }\n")
+	explains := g.Commit("help: count a value's width once\n\nThe help columns came out misaligned for an option that may\n" +
+		"be repeated: its value was measured for every occurrence.")
+	s := newSearcher(t, g, false)
+	a, err := s.Search(context.Background(), Request{Query: "why were the help columns misaligned for a repeated option?", Mode: ModeKeyword})
+	if err != nil || len(a.Items) < 2 {
+		t.Fatalf("%+v %v", a, err)
+	}
+	if a.Items[0].Commit != explains {
+		t.Errorf("top %s, want %s (the one naming columns of repeated options is %s)", a.Items[0].Commit, explains, named)
 	}
 }

@@ -161,6 +161,7 @@ type cand struct {
 	hash       string
 	bm25, vec  float64 // normalised to [0, 1] within their lists
 	doc        float64 // BM25 of the question's documentation words (docwords.go), as bm25
+	msg        float64 // BM25 over the message alone, relative to the best candidate's (messageScores)
 	bm25Rank   int     // 1-based rank in the BM25 list, 0 when absent
 	vecRank    int     // 1-based rank in the vector list, 0 when absent
 	relation   float64 // 1 direct to a named entity or file, 0.5 two hops away
@@ -247,6 +248,18 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Answer, error) {
 	}
 	if err := s.details(ctx, cands); err != nil {
 		return nil, err
+	}
+	// How a function evolved starts where it was written, which its
+	// message seldom names: the code's words are the evidence there, and
+	// the keyword index's BM25 stands alone.
+	if (mode == ModeHybrid || mode == ModeKeyword) && !asks.evolution {
+		if err := s.messageScores(ctx, terms, cands); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, c := range cands.m {
+			c.msg = c.bm25
+		}
 	}
 	if asks.removal {
 		if err := s.removals(ctx, cands, mode); err != nil {
