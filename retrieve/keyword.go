@@ -75,7 +75,12 @@ func KeywordScores(ctx context.Context, st *store.Store, q KeywordQuery, ids []i
 	if len(alts) == 0 || len(ids) == 0 {
 		return nil, nil
 	}
-	if q.Cache != nil && !q.MessagesOnly {
+	if q.Cache != nil {
+		if q.MessagesOnly {
+			for i, a := range alts {
+				alts[i] = inMessages(a)
+			}
+		}
 		return cachedScores(ctx, st, q.Cache, alts, ids)
 	}
 	expr, rank := q.disjunction(alts)
@@ -119,9 +124,23 @@ func bm25With(w [6]float64) string {
 func (q KeywordQuery) disjunction(alts []string) (expr, rank string) {
 	expr = strings.Join(alts, " OR ")
 	if q.MessagesOnly {
-		return "{subject body} : (" + expr + ")", bm25With(messageWeights)
+		return inMessages(expr), bm25With(messageWeights)
 	}
 	return expr, bm25Expr()
+}
+
+// messageScope restricts an FTS5 expression to the subject and body.
+const messageScope = "{subject body} : "
+
+func inMessages(expr string) string { return messageScope + "(" + expr + ")" }
+
+// rankOf is the bm25() expression that ranks an FTS5 expression as
+// disjunction does: with messageWeights when it is scoped to messages.
+func rankOf(expr string) string {
+	if strings.HasPrefix(expr, messageScope) {
+		return bm25With(messageWeights)
+	}
+	return bm25Expr()
 }
 
 // sqlKeyword ranks the disjunction of alts in SQLite.

@@ -247,7 +247,7 @@ const messageShare = 0.3
 
 // messageScores gives each candidate its BM25 over subject and body alone,
 // weighed alike, relative to the best candidate's: only the candidates'
-// rows are scored, a few milliseconds on git/git.
+// rows are scored, through the term cache when the searcher has one.
 func (s *Searcher) messageScores(ctx context.Context, terms []string, cs *candSet) error {
 	ids := make([]int64, 0, len(cs.m))
 	for _, c := range cs.m {
@@ -255,7 +255,7 @@ func (s *Searcher) messageScores(ctx context.Context, terms []string, cs *candSe
 			ids = append(ids, c.id)
 		}
 	}
-	scores, err := KeywordScores(ctx, s.st, KeywordQuery{Terms: terms, MessagesOnly: true}, ids)
+	scores, err := KeywordScores(ctx, s.st, KeywordQuery{Terms: terms, MessagesOnly: true, Cache: s.opts.Terms}, ids)
 	if err != nil {
 		return fmt.Errorf("message scores: %w", err)
 	}

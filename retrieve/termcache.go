@@ -68,7 +68,10 @@ type indexState struct {
 func (s *indexState) avgdl() float64 { return float64(s.tokens) / float64(max(s.rows, 1)) }
 
 // termRows is one term's matches up to a rowid, with the term's weighted
-// frequency in each (bm25()'s aFreq).
+// frequency in each (bm25()'s aFreq). A term scoped to the messages
+// (inMessages) is a term of its own, weighted by messageWeights: FTS5
+// counts its matches and weighs its columns so, and a row's length is
+// the whole row's either way.
 type termRows struct {
 	term    string
 	through int64
@@ -342,7 +345,7 @@ func (c *TermCache) term(ctx context.Context, tx *sql.Tx, s *indexState, alt str
 func readTerm(ctx context.Context, tx *sql.Tx, s *indexState, alt string, from int64, kept *termRows) (*termRows, error) {
 	t := &termRows{term: alt, through: s.last}
 	var parts []float64
-	err := store.EachRow(ctx, tx, `SELECT rowid, `+bm25Expr()+` FROM search WHERE search MATCH ? AND rowid > ?`,
+	err := store.EachRow(ctx, tx, `SELECT rowid, `+rankOf(alt)+` FROM search WHERE search MATCH ? AND rowid > ?`,
 		[]any{alt, from}, func(r *sql.Rows) error {
 			var id int64
 			var x float64

@@ -187,15 +187,24 @@ func stepRepo(t *testing.T, n int, subject string) (*gittest.Repo, *store.Store)
 }
 
 // TestKeywordScoresAreTheSearchScores: the BM25 of chosen rows, from
-// SQLite and from the term cache, is what the search gives them, and a
-// row that matches none of the terms gets none.
+// SQLite and from the term cache, is what the search gives them, over
+// every column or the messages alone, and a row that matches none of the
+// terms gets none.
 func TestKeywordScoresAreTheSearchScores(t *testing.T) {
 	g := gittest.Generate(t, 600, 7)
 	st := indexRepo(t, g)
 	ctx := context.Background()
 	cache := NewTermCache(0)
-	for _, terms := range [][]string{{"retry", "loop", "deadlock"}, {"parseConfigFile", "token"}, {"speed", "index", "flush", "old", "code"}} {
-		hits, err := Keyword(ctx, st, KeywordQuery{Terms: terms, Limit: 1000})
+	for _, tc := range []struct {
+		terms    []string
+		messages bool
+	}{
+		{[]string{"retry", "loop", "deadlock"}, false}, {[]string{"parseConfigFile", "token"}, false},
+		{[]string{"speed", "index", "flush", "old", "code"}, false},
+		{[]string{"retry", "loop", "deadlock"}, true}, {[]string{"speed", "index", "flush", "old", "code"}, true},
+	} {
+		terms := tc.terms
+		hits, err := Keyword(ctx, st, KeywordQuery{Terms: terms, Limit: 1000, MessagesOnly: tc.messages})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,16 +226,16 @@ func TestKeywordScoresAreTheSearchScores(t *testing.T) {
 		}
 		ids = append(ids, unmatched)
 		for _, c := range []*TermCache{nil, cache, cache} { // the cache twice: cold, then kept
-			got, err := KeywordScores(ctx, st, KeywordQuery{Terms: terms, Cache: c}, ids)
+			got, err := KeywordScores(ctx, st, KeywordQuery{Terms: terms, Cache: c, MessagesOnly: tc.messages}, ids)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(got) != len(want) {
-				t.Errorf("%q (cache %v): %d rows scored, want %d", terms, c != nil, len(got), len(want))
+				t.Errorf("%q (cache %v, messages %v): %d rows scored, want %d", terms, c != nil, tc.messages, len(got), len(want))
 			}
 			for id, w := range want {
 				if math.Abs(got[id]-w) > 1e-9*math.Abs(w) {
-					t.Errorf("%q (cache %v): row %d scores %.12f, the search %.12f", terms, c != nil, id, got[id], w)
+					t.Errorf("%q (cache %v, messages %v): row %d scores %.12f, the search %.12f", terms, c != nil, tc.messages, id, got[id], w)
 				}
 			}
 			if _, ok := got[unmatched]; ok {
