@@ -37,8 +37,15 @@ import (
 //
 // Pure hex strings (git shas, digests, test vectors) never qualify: they lack
 // upper- or lower-case letters, or are removed as hex atoms. Nor do tokens
-// right after "h1:" (go.sum) or starting with "sha1-", "sha256-", "sha384-"
-// or "sha512-" (npm and yarn integrity hashes): hashes of public artifacts.
+// right after "h1:" (go.sum) or "SHA256:" (an SSH or npm signing key's
+// fingerprint), or starting with "sha1-", "sha256-", "sha384-" or
+// "sha512-" (npm and yarn integrity hashes): hashes of public artifacts.
+// Nor does an ECDSA signature in base64 (DER: "MEQCI...", "MEUCI..."),
+// such as npm's registry documents carry for every version, and nothing in
+// an encoded payload (payloadLines): three or more lines of 60 bytes or
+// more without a space, of one length, are a wrapped base64 or base85
+// blob (get-pip.py's zip, an embedded image), not a credential. pip's
+// history reported 44,420 "secrets", deno's 59,745, nearly all of these.
 //
 // Measured on Go identifiers of 20+ characters from this module's dependency
 // cache (54k), file paths (29k) and URLs from comments (3.5k): 1, 0 and 1
@@ -67,7 +74,16 @@ func isTokenByte(c byte) bool {
 
 // highEntropySpans appends a span for every high-entropy token in text.
 func highEntropySpans(text string, dst []span) []span {
+	payload := payloadLines(text)
 	for i := 0; i < len(text); {
+		if len(payload) > 0 && i >= payload[0][1] {
+			payload = payload[1:]
+			continue
+		}
+		if len(payload) > 0 && i >= payload[0][0] {
+			i = payload[0][1] // an encoded payload's lines (payloadLines)
+			continue
+		}
 		if !isTokenByte(text[i]) {
 			i++
 			continue
@@ -132,10 +148,10 @@ func splitAtEquals(text string, start, end int, dst []span) []span {
 // highEntropyToken reports whether text[start:end] is a high-entropy token.
 func highEntropyToken(text string, start, end int) bool {
 	tok := text[start:end]
-	if start >= 3 && text[start-3:start] == "h1:" {
+	if strings.HasSuffix(text[:start], "h1:") || strings.HasSuffix(text[:start], "SHA256:") {
 		return false
 	}
-	if hasSRIPrefix(tok) || isSequence(tok) {
+	if hasSRIPrefix(tok) || isSignature(tok) || isSequence(tok) {
 		return false
 	}
 	var (
@@ -270,4 +286,64 @@ func shannon(counts *[256]uint32, n int) float64 {
 		}
 	}
 	return h
+}
+
+// isSignature reports a base64 ECDSA P-256 signature: a DER sequence of
+// 67 to 70 bytes opening with an integer ("MEMC", "MEQC", "MEUC", "MEYC"),
+// 92 or 96 characters.
+func isSignature(tok string) bool {
+	return (len(tok) == 92 || len(tok) == 96) && strings.HasPrefix(tok, "ME") &&
+		strings.IndexByte("MQUY", tok[2]) >= 0 && tok[3] == 'C'
+}
+
+// Encoded payloads: payloadRun or more consecutive lines of one length, at
+// least payloadWidth bytes each and without a space or tab after a diff
+// marker; the shorter line that ends such a run belongs to it.
+const (
+	payloadRun   = 3
+	payloadWidth = 60
+)
+
+// payloadLines returns the byte ranges of text's encoded payloads, in
+// order.
+func payloadLines(text string) [][2]int {
+	var out [][2]int
+	runStart, runLen, width := 0, 0, 0
+	flush := func(end int, tail int) {
+		if runLen >= payloadRun {
+			if tail > end {
+				end = tail
+			}
+			out = append(out, [2]int{runStart, end})
+		}
+		runLen = 0
+	}
+	for off := 0; off <= len(text); {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += off
+		}
+		body := text[off:end]
+		if len(body) > 0 && strings.IndexByte("+- ", body[0]) >= 0 {
+			body = body[1:]
+		}
+		dense := len(body) > 0 && strings.IndexAny(body, " \t") < 0
+		switch {
+		case dense && len(body) >= payloadWidth && runLen > 0 && len(body) == width:
+			runLen++
+		case dense && runLen >= payloadRun && len(body) < width:
+			flush(off, end) // the last, shorter line of the payload
+			runLen = 0
+		default:
+			flush(off, 0)
+			if dense && len(body) >= payloadWidth {
+				runStart, runLen, width = off, 1, len(body)
+			}
+		}
+		off = end + 1
+	}
+	flush(len(text), 0)
+	return out
 }

@@ -128,3 +128,31 @@ func shannonString(s string) float64 {
 	}
 	return shannon(&counts, len(s))
 }
+
+// TestHighEntropyPublicMaterial: signatures, key fingerprints and wrapped
+// encoded payloads are public or data, and are not reported; a token
+// beside a payload, a payload of two lines, or one with spaces, still is.
+func TestHighEntropyPublicMaterial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	token := randString(rng, alnum, 40)
+	line := func() string { return randString(rng, base64ch, 76) }
+	payload := "+" + line() + "\n+" + line() + "\n+" + line() + "\n+" + randString(rng, base64ch, 20) + "==\n"
+	sig := "MEUCIQ" + randString(rng, base64ch, 90)
+	short := "MEMCH" + randString(rng, base64ch, 87)
+	for _, tt := range []struct {
+		name string
+		text string
+		want int
+	}{
+		{"npm signature", `"signatures":[{"keyid":"SHA256:jl3bwswu80PjjokCgh0o2w5c2U4LhQAE57gj9cz1kzA","sig":"` + sig + `"},{"sig":"` + short + `"}]`, 0},
+		{"wrapped payload", "+sources = \"\"\"\n" + payload + "+\"\"\"\n", 0},
+		{"token after a payload", payload + "+API_TOKEN = \"" + token + "\"\n", 1},
+		{"two long lines", "+" + line() + "\n+" + line() + "\n", 2},
+		{"lines with spaces", "+x " + line() + "\n+x " + line() + "\n+x " + line() + "\n", 3},
+		{"lines of other lengths", "+" + line() + "\n+" + line()[:70] + "x\n+" + line() + "\n", 3},
+	} {
+		if got := len(highEntropySpans(tt.text, nil)); got != tt.want {
+			t.Errorf("%s: %d reported, want %d", tt.name, got, tt.want)
+		}
+	}
+}
