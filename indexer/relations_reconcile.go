@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/gitmemory/gitmemory/extract"
 	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/understand/entity"
 )
@@ -115,6 +116,9 @@ func (r *relater) refreshImports(h *heads, paths []string) error {
 			continue
 		}
 		src, err := h.read(blob)
+		if extract.IsMissing(err) {
+			continue // a partial clone's: the imports last read stand
+		}
 		if err != nil {
 			return fmt.Errorf("code relationships: read %s at the head: %w", p, err)
 		}

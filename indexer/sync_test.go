@@ -428,22 +428,35 @@ func TestSyncRefsFollowRepository(t *testing.T) {
 // on its promisor remote, and a missing documentation file is skipped.
 func TestSyncPartialClone(t *testing.T) {
 	g := gittest.New(t)
+	// show.go outgrows the clone's limit at the head, after its imports
+	// were read from a version the clone holds.
+	big := func(n int) string {
+		return "package main\n\nimport \"fmt\"\n\n" + strings.Repeat("// a long comment line to make the file large\n", n) +
+			"func show() { fmt.Println() }\n"
+	}
 	g.Write("README.md", gittest.Lines("A paragraph of the manual", 300))
 	g.Write("main.go", "package main\n\nfunc main() {}\n")
+	g.Write("show.go", big(2)) // small enough for the clone to hold
 	g.Commit("Start")
+	g.Git("checkout", "-q", "-b", "side")
+	g.Write("show.go", big(41))
+	g.Commit("Say more")
+	g.Git("checkout", "-q", "main")
 	g.Write("README.md", gittest.Lines("A paragraph of the manual", 301))
 	g.Write("util.go", "package main\n\nfunc helper() int { return 1 }\n")
 	g.Commit("Add a helper")
+	g.Tick()
+	g.Git("merge", "-q", "--no-ff", "-m", "Merge side", "side")
 	st := openStore(t)
 	res := sync(t, g.PartialClone(1000).Dir, st, Options{})
-	if res.Indexed != 2 || res.Failed != 0 {
-		t.Fatalf("indexed %d, failed %d; want 2 and 0", res.Indexed, res.Failed)
+	if res.Indexed != 4 || res.Failed != 0 {
+		t.Fatalf("indexed %d, failed %d; want 4 and 0", res.Indexed, res.Failed)
 	}
 	var missing, diffed int
 	err := st.DB.QueryRow(`SELECT count(*) FILTER (WHERE skipped = 'missing'), count(*) FILTER (WHERE skipped = '' AND insertions > 0)
 		FROM file_changes`).Scan(&missing, &diffed)
-	if err != nil || missing != 2 || diffed != 2 {
-		t.Errorf("file changes: %d missing, %d diffed (%v); want README.md twice missing, the Go files diffed", missing, diffed, err)
+	if err != nil || missing != 3 || diffed != 3 {
+		t.Errorf("file changes: %d missing, %d diffed (%v); want README.md twice and the large show.go missing, the rest diffed", missing, diffed, err)
 	}
 }
 
