@@ -235,7 +235,8 @@ func (r *Repo) fileChange(ch change) (fc model.FileChange, oldData, newData []by
 	return fc, oldData, newData, err
 }
 
-// isMissing reports an object the repository does not hold.
+// IsMissing reports an error for an object the repository does not hold
+// (a partial clone's blob, an object lost or pruned).
 func IsMissing(err error) bool { return errors.Is(err, plumbing.ErrObjectNotFound) }
 
 // fileContents loads a change's contents and names its language and

@@ -309,11 +309,8 @@ const (
 func payloadLines(text string) [][2]int {
 	var out [][2]int
 	runStart, runLen, width := 0, 0, 0
-	flush := func(end int, tail int) {
+	flush := func(end int) { // the run so far, up to end, if long enough
 		if runLen >= payloadRun {
-			if tail > end {
-				end = tail
-			}
 			out = append(out, [2]int{runStart, end})
 		}
 		runLen = 0
@@ -334,16 +331,15 @@ func payloadLines(text string) [][2]int {
 		case dense && len(body) >= payloadWidth && runLen > 0 && len(body) == width:
 			runLen++
 		case dense && runLen >= payloadRun && len(body) < width:
-			flush(off, end) // the last, shorter line of the payload
-			runLen = 0
+			flush(end) // the last, shorter line of the payload
 		default:
-			flush(off, 0)
+			flush(off)
 			if dense && len(body) >= payloadWidth {
 				runStart, runLen, width = off, 1, len(body)
 			}
 		}
 		off = end + 1
 	}
-	flush(len(text), 0)
+	flush(len(text))
 	return out
 }
