@@ -75,7 +75,7 @@ func ResolveRev(ctx context.Context, db store.Querier, rev string) (string, erro
 		rev = targets[0]
 	}
 	if len(rev) < 4 || strings.Trim(strings.ToLower(rev), "0123456789abcdef") != "" {
-		return "", fmt.Errorf("%w %q: want a commit hash (4 hex digits at least) or a branch or tag name", ErrUnknownRev, rev)
+		return "", fmt.Errorf("%w %q: want a commit hash (4 hex digits at least), a branch or tag name, or HEAD", ErrUnknownRev, rev)
 	}
 	low := strings.ToLower(rev)
 	hashes, err := store.Strings(ctx, db, `SELECT hash FROM commits WHERE hash >= ? AND hash < ? ORDER BY hash LIMIT 3`, low, low+"g")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gitmemory/gitmemory/api"
+	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/retrieve"
 )
 
@@ -116,10 +117,10 @@ func printCommit(w io.Writer, d *retrieve.CommitDetail) {
 		if f.OldPath != "" && f.OldPath != f.Path {
 			name = f.OldPath + " → " + f.Path
 		}
-		switch f.Skipped {
-		case "missing":
+		switch model.SkipReason(f.Skipped) {
+		case model.SkipMissing:
 			fmt.Fprintf(w, " %-8s %s (lines unknown: the repository lacks the file's content)\n", f.Status, name)
-		case "binary":
+		case model.SkipBinary:
 			fmt.Fprintf(w, " %-8s %s (binary)\n", f.Status, name)
 		default:
 			fmt.Fprintf(w, " %-8s %s (+%d -%d)\n", f.Status, name, f.Insertions, f.Deletions)

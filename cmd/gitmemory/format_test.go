@@ -225,6 +225,10 @@ func TestEveryCommandDecodes(t *testing.T) {
 		if c.Hash != f.hash["fix"] || !slices.Equal(c.Issues, []string{"#7"}) {
 			t.Errorf("show: %+v", c)
 		}
+		decode(t, run("show", "HEAD", "--repo", "demo"), &c, "hash")
+		if c.Hash != f.hash["mv"] {
+			t.Errorf("show HEAD: %s, want the default branch's head %s", c.Hash, f.hash["mv"])
+		}
 	})
 	t.Run("log", func(t *testing.T) {
 		var es []struct{ Commit string }
