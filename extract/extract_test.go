@@ -317,6 +317,7 @@ func TestPartialCloneMissingBlobs(t *testing.T) {
 	g.Commit("one")
 	g.Write("big.txt", gittest.Lines("big", 401))
 	g.Write("b.txt", "b\n")
+	g.Write("added.txt", gittest.Lines("added", 300)) // added and missing: no follow source to size
 	two := g.Commit("two")
 	r := open(t, g.PartialClone(1000).Dir)
 	c := extract(t, r, two)
@@ -327,8 +328,8 @@ func TestPartialCloneMissingBlobs(t *testing.T) {
 			t.Errorf("b.txt +%d, %d hunks; want +1 in one hunk", fc.Insertions, len(fc.Hunks))
 		}
 	}
-	if got["big.txt"] != model.SkipMissing || got["b.txt"] != model.NotSkipped || len(got) != 2 {
-		t.Errorf("skipped %v, want big.txt missing and b.txt diffed", got)
+	if got["big.txt"] != model.SkipMissing || got["added.txt"] != model.SkipMissing || got["b.txt"] != model.NotSkipped || len(got) != 3 {
+		t.Errorf("skipped %v, want big.txt and added.txt missing, b.txt diffed", got)
 	}
 	one := extract(t, r, g.Git("rev-parse", "HEAD~1"))
 	if len(one.Changes) != 2 || one.Message != "one\n" {
