@@ -103,6 +103,15 @@ func fileEdges(id string, fc model.FileChange) []graph.Edge {
 // about 150 MB of the mapping and 66 MB of nodes.
 const graphBatches = 4
 
+// maxGraphEdges bounds the edges of one graph write, whatever its commits:
+// Cayley's transaction holds two deltas an edge, and the plan a map entry,
+// about 400 bytes an edge in all. git/git's writes of graphBatches batches
+// carry 6,000-12,000 edges; Homebrew's history, where a commit may touch
+// hundreds of formulae and each is a class with its methods, carried
+// 380,000, and the transaction's 260 MB of live heap left the collector
+// running back to back under the sync's memory limit.
+var maxGraphEdges = 50_000
+
 // derivedWrite is what the graph stage writes for some commits: their
 // graph edges and vector documents, taken from the commits as they come,
 // so that the commits themselves (diffs and all) are not kept waiting.
@@ -131,21 +140,33 @@ func (s *Syncer) addDerived(w *derivedWrite, u *model.Understood) {
 // the writer has committed, graphBatches at a time.
 func (s *Syncer) graphStage(ctx context.Context, written <-chan []outcome) error {
 	var pending derivedWrite
+	flush := func() error {
+		if err := s.writeGraph(ctx, &pending); err != nil {
+			return err
+		}
+		pending = derivedWrite{}
+		// Between its own transactions: no write of this sync is
+		// open while the pages go (see Graph.ReleaseMemory).
+		if g := s.opts.Graph; g != nil {
+			g.ReleaseMemory()
+		}
+		return nil
+	}
 	for b := range written {
 		for _, o := range b {
-			if o.err == nil {
-				s.addDerived(&pending, o.commit)
+			if o.err != nil {
+				continue
+			}
+			s.addDerived(&pending, o.commit)
+			if len(pending.edges)+len(pending.code) >= maxGraphEdges {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 		}
 		if len(pending.hashes) >= graphBatches*s.opts.BatchSize {
-			if err := s.writeGraph(ctx, &pending); err != nil {
+			if err := flush(); err != nil {
 				return err
-			}
-			pending = derivedWrite{}
-			// Between its own transactions: no write of this sync is
-			// open while the pages go (see Graph.ReleaseMemory).
-			if g := s.opts.Graph; g != nil {
-				g.ReleaseMemory()
 			}
 		}
 	}

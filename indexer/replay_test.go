@@ -213,3 +213,29 @@ func TestCanonicalEntities(t *testing.T) {
 		t.Errorf("got %q\nwant %q", keys, want)
 	}
 }
+
+// TestGraphWritesSplitByEdges: a graph write cut by maxGraphEdges, before
+// its commits fill graphBatches batches, stores what one write of them
+// stores, and marks every commit graphed.
+func TestGraphWritesSplitByEdges(t *testing.T) {
+	g := gittest.GenerateWith(t, 120, 5, gittest.GenerateOptions{RealCode: true, DirMoves: true})
+	want := syncInto(t, g.Dir, t.TempDir(), 64)
+	defer func(n int) { maxGraphEdges = n }(maxGraphEdges)
+	maxGraphEdges = 7 // a write every two or three commits
+	dir := t.TempDir()
+	got := syncInto(t, g.Dir, dir, 64)
+	if got != want {
+		t.Errorf("graph writes split by edges store another graph:\n%s", diffLines(want, got))
+	}
+	st := openStoreIn(t, dir)
+	var left int
+	if err := st.DB.QueryRow(`SELECT COUNT(*) FROM commits WHERE graphed = 0`).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 {
+		t.Errorf("%d commits left ungraphed", left)
+	}
+	if !strings.Contains(want, "CONTAINS") {
+		t.Fatalf("the fixture writes no entity edges:\n%.2000s", want)
+	}
+}
