@@ -251,7 +251,25 @@ var abbreviations = strings.Split("stderr=standard error,stdout=standard output,
 	"i18n=internationalization,l10n=localization,a11y=accessibility,ci=continuous integration,"+
 	"tz=time zone,nul=null byte,nbsp=non breaking space,"+
 	"ctrl=control key,esc=escape key,pid=process id,uid=user id,gid=group id,ipc=inter process,"+
-	"cpu=processor,ms=milliseconds,fd=file descriptor,fds=file descriptors,kb=kilobytes,mb=megabytes,gb=gigabytes,os=operating system,vm=virtual machine", ",")
+	"cpu=processor,ms=milliseconds,fd=file descriptor,fds=file descriptors,kb=kilobytes,mb=megabytes,gb=gigabytes,os=operating system,vm=virtual machine,"+
+	// Web and language tooling, security, signals and networking.
+	"hmr=hot module replacement,hmr=hot reload,ssr=server side rendering,ssr=server rendering,csr=client side rendering,"+
+	"dom=document object model,ast=syntax tree,jit=just in time,aot=ahead of time,repl=interactive shell,"+
+	"lsp=language server,orm=object relational,ttl=time to live,rtt=round trip,mtu=packet size,"+
+	"csrf=cross site request forgery,xss=cross site scripting,cors=cross origin,jwt=json web token,sso=single sign on,"+
+	"2fa=two factor,mfa=multi factor,otp=one time password,acl=access control list,rbac=role based access,"+
+	"uuid=unique identifier,bom=byte order mark,lru=least recently used,mmap=memory mapped,"+
+	"ram=memory,io=input output,sigint=interrupt signal,sighup=hangup signal,sigterm=termination signal,"+
+	"segfault=segmentation fault,segv=segmentation fault,nan=not a number,k8s=kubernetes,wasm=webassembly,"+
+	"ws=websocket,h2=http 2,dos=denial of service,ddos=denial of service,"+
+	"ui=user interface,gui=graphical interface,tui=terminal interface,"+
+	"ide=editor,lint=linter,fmt=formatter,pr=pull request,prs=pull requests,vcs=version control,"+
+	// Clipped words, as code and messages write them.
+	"auth=authentication,authn=authentication,authz=authorization,perf=performance,"+
+	"repo=repository,dir=directory,dirs=directories,args=arguments,arg=argument,param=parameter,params=parameters,"+
+	"attr=attribute,attrs=attributes,func=function,init=initialization,async=asynchronous,"+
+	"deps=dependencies,dep=dependency,msg=message,cmd=command,tmp=temporary,temp=temporary,"+
+	"config=configuration,conf=configuration,impl=implementation,docs=documentation,doc=documentation", ",")
 
 // compoundTerms are the hyphenated words of a question written as one
 // word, as code and messages often write them: "built-in" is builtin,

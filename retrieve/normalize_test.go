@@ -57,7 +57,11 @@ func TestAbbreviationTerms(t *testing.T) {
 		"why is the stderr-only mode a CLI flag":              {"standard error", "command line"},
 		"nothing abbreviated here, a terminal-free envelope":  {"tty"},
 		"senv and stderrs are not words of the table":         nil,
-		"the out of memory killer and the garbage collection": {"gc", "oom"},
+		"the out of memory killer and the garbage collection": {"gc", "oom", "ram"},
+		"hot reload made the component vanish":                {"hmr"},
+		"the SSR output of a bound select":                    {"server side rendering", "server rendering"},
+		"it died with a segmentation fault":                   {"segfault", "segv"},
+		"which repo dir holds the config?":                    {"repository", "directory", "configuration"},
 	} {
 		if got := abbreviationTerms(q); !slices.Equal(got, want) {
 			t.Errorf("abbreviationTerms(%q) = %q, want %q", q, got, want)
