@@ -161,7 +161,18 @@ func TestCompactIfGrownRefuses(t *testing.T) {
 // confidence changed, a hidden and unhidden node, a deleted node) leave
 // the log and the indexes, the write times go, and every read answers as
 // before; the graph takes further writes, removals and re-additions.
-func TestCompactDropsRemovedQuads(t *testing.T) {
+func TestCompactDropsRemovedQuads(t *testing.T) { compactDropsRemovedQuads(t) }
+
+// TestCompactInSmallTransactions: a copy committed every few keys, the
+// bucket it was writing looked up again in each new transaction, holds
+// what a copy in larger transactions holds.
+func TestCompactInSmallTransactions(t *testing.T) {
+	defer func(n int) { compactTxBytes = n }(compactTxBytes)
+	compactTxBytes = 64
+	compactDropsRemovedQuads(t)
+}
+
+func compactDropsRemovedQuads(t *testing.T) {
 	defer func(m int64) { compactMinBytes = m }(compactMinBytes)
 	compactMinBytes = 0
 	ctx := context.Background()

@@ -1,6 +1,10 @@
 package graph
 
-import "syscall"
+import (
+	"syscall"
+
+	boltdb "github.com/boltdb/bolt"
+)
 
 // ReleaseMemory drops the embedded store's mapped pages from the process's
 // resident memory; the kernel keeps them in its page cache, so a later read
@@ -24,11 +28,17 @@ func (g *Graph) ReleaseMemory() error {
 		return err
 	}
 	defer tx.Rollback()
-	size := uintptr(tx.Size())
-	if size == 0 {
+	return dropMapping(g.bolt, tx.Size())
+}
+
+// dropMapping takes the first size bytes of db's mapping out of the
+// resident set. The mapping is of the file, shared: the pages stay in the
+// page cache, and a later read maps them again.
+func dropMapping(db *boltdb.DB, size int64) error {
+	if size <= 0 {
 		return nil
 	}
-	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, g.bolt.Info().Data, size, syscall.MADV_DONTNEED); e != 0 {
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, db.Info().Data, uintptr(size), syscall.MADV_DONTNEED); e != 0 {
 		return e
 	}
 	return nil
