@@ -146,10 +146,6 @@ func lastCompaction(dir string) (size int64, layout int) {
 	return size, layout
 }
 
-// copyBucket copies src's keys, values (as rewrite returns them, leaving
-// out those it refuses) and nested buckets (as they are) into dst, which
-// is filled to the last byte of each page: the copy writes keys in order,
-// so no page is split again.
 // compactTxBytes bounds the keys and values one transaction of the copy
 // writes. A transaction keeps every node it writes in the Go heap until it
 // commits, and then allocates every dirty page before writing one: copied
@@ -233,8 +229,10 @@ func (c *copier) bucket(path [][]byte) (*boltdb.Bucket, error) {
 	return b, nil
 }
 
-// walk copies the contents of src, the bucket at path, rewriting its
-// values.
+// walk copies src, the bucket at path: its keys, its values (as rewrite
+// returns them, leaving out those it refuses) and its nested buckets (as
+// they are). Each bucket of the copy is filled to the last byte of each
+// page: the copy writes keys in order, so no page is split again.
 func (c *copier) walk(path [][]byte, src *boltdb.Bucket, rewrite func(k, v []byte) ([]byte, bool, error)) error {
 	return src.ForEach(func(k, v []byte) error {
 		if v != nil {
