@@ -10,6 +10,7 @@ import (
 	"github.com/gitmemory/gitmemory/graph"
 	"github.com/gitmemory/gitmemory/model"
 	"github.com/gitmemory/gitmemory/store"
+	"github.com/gitmemory/gitmemory/understand"
 	"github.com/gitmemory/gitmemory/vectors"
 )
 
@@ -338,4 +339,25 @@ func (s *Syncer) checkVectors(ctx context.Context) error {
 	}
 	_, err = s.st.DB.ExecContext(ctx, `UPDATE commits SET graphed = 0`)
 	return err
+}
+
+// reembed makes again the summary and vector documents of commits
+// stored before their subject counted as a placeholder (store.Reindex):
+// the summary, when it was that subject, and the documents.
+func (s *Syncer) reembed(ctx context.Context, us []*model.Understood) error {
+	var docs []vectors.Doc
+	for _, u := range us {
+		if model.Placeholder(u.Summary) {
+			u.Summary = understand.Summarize(u.Commit, u.Classification)
+		}
+		docs = append(docs, vectors.CommitDocs(u)...)
+	}
+	v := s.opts.Vectors
+	if v == nil {
+		return nil
+	}
+	if err := v.Upsert(ctx, docs); err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	return nil
 }

@@ -144,6 +144,13 @@ func (s *Syncer) Run(ctx context.Context) (*Result, error) {
 	if _, err := s.st.IndexSearchBackfill(ctx); err != nil {
 		return nil, fmt.Errorf("keyword index: %w", err)
 	}
+	// Those stored before the way their row and vectors are made changed
+	// are made again (an extract-only sync leaves them for a whole one).
+	if !s.opts.ExtractOnly {
+		if _, err := s.st.Reindex(ctx, s.reembed); err != nil {
+			return nil, fmt.Errorf("reindex: %w", err)
+		}
+	}
 	// So do those stored before paths fingerprints were lookup keys.
 	if _, err := s.st.FingerprintBackfill(ctx); err != nil {
 		return nil, fmt.Errorf("lookup fingerprints: %w", err)

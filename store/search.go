@@ -127,7 +127,7 @@ const maxProseBytes = 4 << 10
 // searchRow is the keyword index's text for one commit.
 func searchRow(u *model.Understood) [6]string {
 	c := u.Commit
-	subject, body, _ := strings.Cut(c.Message, "\n")
+	subject, body := model.Headline(c.Message)
 	var notes, paths, ents []string
 	for _, n := range u.Notes {
 		notes = append(notes, n.Text)

@@ -48,7 +48,7 @@ func smSummary(c *model.Commit, cl model.Classification) string {
 	if c.IsMerge || cl.Primary.Type == model.Merge && clsIsMergeSubject(subject) {
 		return smMerge(c, subject, body)
 	}
-	if s := smSubject(subject); smInformative(s) {
+	if s := smSubject(subject); smInformative(s) && !model.Placeholder(subject) {
 		return s
 	}
 	if s := smBodySentence(body); s != "" {

@@ -30,6 +30,8 @@ func TestSummarize(t *testing.T) {
 		{"kernel area kept", "net: fix use-after-free in tcp_close()\n\nSigned-off-by: A <a@b>", nil, false,
 			"net: fix use-after-free in tcp_close()"},
 		{"gitmoji", "✨ add dark theme", nil, false, "Add dark theme"},
+		{"placeholder subject", "upstream commit\n\nskip if running as root; many systems allow\nroot to ptrace\n\nUpstream-Regress-ID: be2b\n",
+			nil, false, "Skip if running as root; many systems allow root to ptrace"},
 		{"gitmoji shortcode", ":bug: fix tooltip position in RTL layouts.", nil, false, "Fix tooltip position in RTL layouts"},
 		{"one-token description keeps its type", "release: v3.4.3", nil, false, "release: v3.4.3"},
 		{"identifier not capitalised", "feat: checksums.split for large releases", nil, false, "checksums.split for large releases"},

@@ -195,7 +195,7 @@ func CommitDocs(u *model.Understood) []Doc {
 	}
 	c := base
 	c.Kind, c.Text, c.Paths = KindCommit, commitText(u, paths), paths
-	c.Lead, _, _ = strings.Cut(u.Message, "\n")
+	c.Lead, _ = model.Headline(u.Message)
 	docs := []Doc{c}
 	for i, n := range u.Notes {
 		d := base
@@ -213,7 +213,7 @@ func CommitDocs(u *model.Understood) []Doc {
 }
 
 func commitText(u *model.Understood, paths []string) string {
-	subject, body, _ := strings.Cut(u.Message, "\n")
+	subject, body := model.Headline(u.Message)
 	summary := u.Summary
 	if strings.EqualFold(strings.TrimSpace(summary), strings.TrimSpace(subject)) {
 		summary = ""

@@ -634,6 +634,23 @@ func TestCommitDocs(t *testing.T) {
 	}
 }
 
+// A placeholder subject ("upstream commit") leads with the body's first
+// paragraph instead, and the text does not repeat it.
+func TestCommitDocsPlaceholderSubject(t *testing.T) {
+	u := &model.Understood{Commit: &model.Commit{
+		Hash:    sha(8),
+		Message: "upstream commit\n\nskip if running as root; many systems\nallow root to ptrace\n\nUpstream-Regress-ID: be2b\n",
+		Changes: []model.FileChange{{Path: "regress/agent-ptrace.sh"}},
+	}}
+	c := CommitDocs(u)[0]
+	if c.Lead != "skip if running as root; many systems allow root to ptrace" {
+		t.Errorf("lead %q", c.Lead)
+	}
+	if want := "skip if running as root; many systems allow root to ptrace\nUpstream-Regress-ID: be2b\nregress/agent-ptrace.sh"; c.Text != want {
+		t.Errorf("text %q, want %q", c.Text, want)
+	}
+}
+
 // The index end to end over a real HTTP embedder (the Ollama test server).
 func TestIndexWithOllama(t *testing.T) {
 	ctx := context.Background()
