@@ -256,6 +256,9 @@ func (r *Repo) fileContents(ch change, fc model.FileChange) (_ model.FileChange,
 			fc.Skipped = model.SkipHuge
 		case isBinary(data):
 			fc.Binary, fc.Skipped = true, model.SkipBinary // git counts it "-", as any binary file
+		case fc.Skipped == "" && generated(ch.path, fc.Language, data):
+			// Its entities were never recorded, so there are none to move.
+			fc.Skipped = model.SkipGen
 		}
 		if fc.Skipped != "" || (ch.status != model.Renamed && ch.status != model.Copied) {
 			return fc, nil, nil, nil
@@ -285,10 +288,15 @@ func (r *Repo) fileContents(ch change, fc model.FileChange) (_ model.FileChange,
 		fc.Skipped = model.SkipHuge
 	case isBinary(oldData) || isBinary(newData):
 		fc.Binary, fc.Skipped = true, model.SkipBinary
-	case fc.Skipped == "" && enry.IsGenerated(ch.path, head(sample, 4096)):
+	case fc.Skipped == "" && generated(ch.path, fc.Language, sample):
 		fc.Skipped = model.SkipGen
 	}
 	return fc, oldData, newData, nil
+}
+
+// generated reports a file a tool wrote, by its name or its first lines.
+func generated(path, lang string, content []byte) bool {
+	return enry.IsGenerated(path, head(content, 4096)) || generatedHeader(path, lang, content)
 }
 
 // blob reads a blob's content, or returns nil without reading it when it
