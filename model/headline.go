@@ -37,10 +37,13 @@ func Headline(message string) (headline, rest string) {
 		return para, after
 	}
 	cut := strings.LastIndexByte(para[:maxHeadline], ' ')
-	for cut <= 0 {
+	if cut <= 0 { // one long word: cut it at a rune's start
 		cut = maxHeadline
 		for cut > 0 && !utf8.RuneStart(para[cut]) {
 			cut--
+		}
+		if cut == 0 { // no rune starts there: not UTF-8, cut at the bound
+			cut = maxHeadline
 		}
 	}
 	return para[:cut], body

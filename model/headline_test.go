@@ -3,6 +3,7 @@ package model
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -37,7 +38,26 @@ func TestHeadlineCutsOnRunes(t *testing.T) {
 	}
 }
 
+// A first paragraph of continuation bytes alone, which no rune starts,
+// is cut at the bound rather than searched back for a rune forever.
+func TestHeadlineNotUTF8(t *testing.T) {
+	done := make(chan string)
+	go func() {
+		head, _ := Headline("upstream commit\n\n" + strings.Repeat("\x80", 300))
+		done <- head
+	}()
+	select {
+	case head := <-done:
+		if len(head) != maxHeadline {
+			t.Errorf("headline of %d bytes, want %d", len(head), maxHeadline)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Headline did not return")
+	}
+}
+
 func FuzzHeadline(f *testing.F) {
+	f.Add("upstream commit\n\n" + strings.Repeat("\xbf", 250))
 	f.Add("upstream commit\n\nfix it\n")
 	f.Add("x")
 	f.Fuzz(func(t *testing.T, msg string) {
