@@ -22,28 +22,36 @@ const reindexChunk = 256
 func (s *Store) Reindex(ctx context.Context, redo func(context.Context, []*model.Understood) error) (int, error) {
 	done := 0
 	for {
-		ids, err := Ints(ctx, s.DB, `SELECT commit_id FROM reindex ORDER BY commit_id LIMIT ?`, reindexChunk)
-		if err != nil || len(ids) == 0 {
+		// A listed commit pruned since has no row in commits: it only
+		// leaves the list.
+		type listed struct {
+			id        int64
+			hash      sql.NullString
+			rewritten sql.NullBool
+		}
+		var chunk []listed
+		err := EachRow(ctx, s.DB, `SELECT r.commit_id, c.hash, c.rewritten FROM reindex r LEFT JOIN commits c ON c.id = r.commit_id
+			ORDER BY r.commit_id LIMIT ?`, []any{reindexChunk}, func(rows *sql.Rows) error {
+			var l listed
+			err := rows.Scan(&l.id, &l.hash, &l.rewritten)
+			chunk = append(chunk, l)
+			return err
+		})
+		if err != nil || len(chunk) == 0 {
 			return done, err
 		}
-		us := make([]*model.Understood, 0, len(ids))
-		var live []*model.Understood // not rewritten: those have no vectors
-		for _, id := range ids {
-			var hash string
-			var rewritten bool
-			err := s.DB.QueryRowContext(ctx, `SELECT hash, rewritten FROM commits WHERE id = ?`, id).Scan(&hash, &rewritten)
-			if err == sql.ErrNoRows {
-				continue // pruned since
+		var ids []int64
+		var us, live []*model.Understood // live: not rewritten, those have no vectors
+		for _, l := range chunk {
+			if !l.hash.Valid {
+				continue
 			}
+			u, _, err := s.GetUnderstood(ctx, l.hash.String)
 			if err != nil {
-				return done, err
+				return done, fmt.Errorf("reindex %s: %w", l.hash.String, err)
 			}
-			u, _, err := s.GetUnderstood(ctx, hash)
-			if err != nil {
-				return done, fmt.Errorf("reindex %s: %w", hash, err)
-			}
-			us = append(us, u)
-			if !rewritten {
+			ids, us = append(ids, l.id), append(us, u)
+			if !l.rewritten.Bool {
 				live = append(live, u)
 			}
 		}
@@ -53,17 +61,15 @@ func (s *Store) Reindex(ctx context.Context, redo func(context.Context, []*model
 			}
 		}
 		err = s.Tx(ctx, func(tx *sql.Tx) error {
-			for _, u := range us {
-				if _, err := tx.ExecContext(ctx, `UPDATE commits SET summary = ? WHERE hash = ?`, u.Summary, u.Commit.Hash); err != nil {
+			for i, u := range us {
+				if _, err := tx.ExecContext(ctx, `UPDATE commits SET summary = ? WHERE id = ?`, u.Summary, ids[i]); err != nil {
 					return err
 				}
-				r := searchRow(u)
-				if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO search(rowid, subject, body, summary, notes, paths, entities)
-					SELECT id, ?, ?, ?, ?, ?, ? FROM commits WHERE hash = ?`, r[0], r[1], r[2], r[3], r[4], r[5], u.Commit.Hash); err != nil {
+				if err := putSearchRow(ctx, tx, ids[i], u); err != nil {
 					return err
 				}
 			}
-			_, err := tx.ExecContext(ctx, `DELETE FROM reindex WHERE commit_id BETWEEN ? AND ?`, ids[0], ids[len(ids)-1])
+			_, err := tx.ExecContext(ctx, `DELETE FROM reindex WHERE commit_id BETWEEN ? AND ?`, chunk[0].id, chunk[len(chunk)-1].id)
 			return err
 		})
 		if err != nil {

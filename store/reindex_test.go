@@ -10,7 +10,8 @@ import (
 
 // A store written before placeholder subjects were indexed under their
 // headline lists those commits at the upgrade; Reindex writes their keyword
-// rows again, hands the live ones to redo, and resumes after a failure.
+// rows again, hands the live ones to redo, resumes after a failure and
+// drops a listed commit that was pruned.
 func TestReindexPlaceholderSubjects(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -44,12 +45,16 @@ func TestReindexPlaceholderSubjects(t *testing.T) {
 	if n := count(t, st.DB, `SELECT COUNT(*) FROM search WHERE search MATCH 'subject:ptrace'`); n != 0 {
 		t.Fatalf("before Reindex %d subjects match ptrace", n)
 	}
+	// A listed commit pruned before Reindex ran only leaves the list.
+	if _, err := st.DB.Exec(`INSERT INTO reindex VALUES (999999)`); err != nil {
+		t.Fatal(err)
+	}
 
 	boom := errors.New("embedder down")
 	if _, err := st.Reindex(ctx, func(context.Context, []*model.Understood) error { return boom }); !errors.Is(err, boom) {
 		t.Fatalf("Reindex with a failing redo: %v", err)
 	}
-	if n := count(t, st.DB, `SELECT COUNT(*) FROM reindex`); n != 2 {
+	if n := count(t, st.DB, `SELECT COUNT(*) FROM reindex`); n != 3 {
 		t.Fatalf("a failed Reindex cleared the list: %d left", n)
 	}
 

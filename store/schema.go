@@ -496,8 +496,8 @@ INSERT INTO docs_state VALUES (1, '', 0);
 	// 18: a commit whose subject is a placeholder ("upstream commit", on a
 	// thousand of openssh-portable's) is indexed under its headline, the
 	// body's first paragraph (model.Headline). The commits stored before
-	// wait here for Reindex, which writes their keyword rows and vector
-	// documents again. The condition is model.Headline's, in SQL.
+	// wait here for Reindex, which writes their summaries, keyword rows and
+	// vector documents again. The condition is model.Placeholder's, in SQL.
 	`
 CREATE TABLE reindex (commit_id INTEGER PRIMARY KEY);
 INSERT INTO reindex SELECT id FROM commits WHERE lower(trim(subject, ' ' || char(9) || char(13))) = 'upstream commit';

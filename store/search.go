@@ -203,13 +203,22 @@ func (s *Store) IndexSearchBackfill(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		r := searchRow(u)
-		if _, err := s.DB.ExecContext(ctx, `INSERT OR REPLACE INTO search(rowid, subject, body, summary, notes, paths, entities)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, info.ID, r[0], r[1], r[2], r[3], r[4], r[5]); err != nil {
+		if err := putSearchRow(ctx, s.DB, info.ID, u); err != nil {
 			return 0, err
 		}
 	}
 	return len(hashes), nil
+}
+
+// putSearchRow writes, or writes again, the keyword row of the commit
+// stored under id, outside the Writer's batched statements.
+func putSearchRow(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, id int64, u *model.Understood) error {
+	r := searchRow(u)
+	_, err := db.ExecContext(ctx, `INSERT OR REPLACE INTO search(rowid, subject, body, summary, notes, paths, entities)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, r[0], r[1], r[2], r[3], r[4], r[5])
+	return err
 }
 
 // maxDiffIdents bounds the identifiers a commit's diff adds to its row.

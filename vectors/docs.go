@@ -177,9 +177,9 @@ func (f *Filter) keep(h *Hit) bool {
 }
 
 // CommitDocs returns the documents of an understood commit: the commit
-// (subject, body without trailers, summary, entity names and paths, with
-// the subject as its lead) and each design note (its text, entities and
-// path).
+// (its headline, body without trailers, summary, entity names and paths,
+// with the headline as its lead; model.Headline) and each design note
+// (its text, entities and path).
 func CommitDocs(u *model.Understood) []Doc {
 	if u == nil || u.Commit == nil {
 		return nil
@@ -194,8 +194,8 @@ func CommitDocs(u *model.Understood) []Doc {
 		Classification: string(u.Classification.Primary.Type),
 	}
 	c := base
-	c.Kind, c.Text, c.Paths = KindCommit, commitText(u, paths), paths
-	c.Lead, _ = model.Headline(u.Message)
+	subject, body := model.Headline(u.Message)
+	c.Kind, c.Text, c.Paths, c.Lead = KindCommit, commitText(u, subject, body, paths), paths, subject
 	docs := []Doc{c}
 	for i, n := range u.Notes {
 		d := base
@@ -212,8 +212,7 @@ func CommitDocs(u *model.Understood) []Doc {
 	return docs
 }
 
-func commitText(u *model.Understood, paths []string) string {
-	subject, body := model.Headline(u.Message)
+func commitText(u *model.Understood, subject, body string, paths []string) string {
 	summary := u.Summary
 	if strings.EqualFold(strings.TrimSpace(summary), strings.TrimSpace(subject)) {
 		summary = ""
